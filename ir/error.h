@@ -1,0 +1,56 @@
+// ir/error.h — the one exception type of the library.
+//
+// Every user-facing failure is an lt::Error carrying a kind, so bindings can
+// map it to the exception type PyTorch would raise (RuntimeError, IndexError,
+// TypeError, ValueError) without parsing messages.
+#pragma once
+
+#include <stdexcept>
+#include <string>
+#include <string_view>
+
+#include "absl/strings/str_cat.h"
+
+namespace lt {
+
+enum class ErrorKind {
+  Runtime,   ///< shape mismatch and everything else (PyTorch: RuntimeError)
+  Index,     ///< dim or index out of range (PyTorch: IndexError)
+  Type,      ///< wrong dtype for an op (PyTorch: TypeError or RuntimeError)
+  Value,     ///< bad argument value (PyTorch: ValueError)
+  NotImplemented,
+};
+
+class Error : public std::runtime_error {
+ public:
+  Error(ErrorKind kind, const std::string& message) : std::runtime_error(message), kind_(kind) {}
+  ErrorKind kind() const { return kind_; }
+
+ private:
+  ErrorKind kind_;
+};
+
+namespace detail {
+// Debian's Abseil has its own string_view type; bridge std::string_view.
+template <typename T>
+const T& to_alpha(const T& v) { return v; }
+inline absl::string_view to_alpha(const std::string_view& v) { return absl::string_view(v.data(), v.size()); }
+}  // namespace detail
+
+/// absl::StrCat that also takes std::string_view.
+template <typename... Args>
+std::string cat(const Args&... args) {
+  return absl::StrCat(detail::to_alpha(args)...);
+}
+
+template <typename... Args>
+[[noreturn]] void fail(ErrorKind kind, const Args&... args) {
+  throw Error(kind, cat(args...));
+}
+
+#define LT_CHECK(cond, kind, ...)          \
+  do {                                     \
+    if (!(cond)) ::lt::fail(kind, __VA_ARGS__); \
+  } while (0)
+
+}  // namespace lt

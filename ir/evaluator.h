@@ -1,0 +1,30 @@
+// ir/evaluator.h — the reference evaluator: the definition of every op.
+//
+// Runs a trace primitive by primitive in plain C++. Floating values are
+// computed in double and rounded to the node's dtype after every primitive
+// (so a float32 result is what an exact float32 implementation would give,
+// up to double rounding); reductions accumulate in double. Integer and bool
+// values are exact. Slow on purpose: clarity first, it is the test oracle.
+#pragma once
+
+#include <vector>
+
+#include "ir/buffer.h"
+#include "ir/trace.h"
+
+namespace lt {
+
+/// Evaluates `trace` with its params and scalars; returns one buffer per output.
+/// Data-dependent errors (an index out of range) throw lt::Error (IndexError).
+std::vector<BufferPtr> evaluate_reference(const Trace& trace);
+
+/// Philox4x32-10: four 32-bit random words for (seed, counter). Shared by every
+/// backend so random numbers do not depend on how a trace is fused or split.
+void philox4x32(uint64_t seed, uint64_t counter, uint32_t out[4]);
+/// The uniform float in [0, 1) that RandUniform gives for one random word.
+inline double uniform_from_bits(uint32_t bits, DType dtype) {
+  return dtype == DType::Float64 ? static_cast<double>(bits) * (1.0 / 4294967296.0)
+                                 : static_cast<double>(bits >> 8) * (1.0 / 16777216.0);
+}
+
+}  // namespace lt

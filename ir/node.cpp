@@ -1,0 +1,109 @@
+// ir/node.cpp — node creation, hashing and iterative destruction.
+#include "ir/node.h"
+
+#include <cmath>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "ir/counters.h"
+#include "ir/error.h"
+
+namespace lt {
+
+ScalarValue ScalarValue::of(double v, DType dtype) {
+  ScalarValue s;
+  if (is_floating(dtype)) {
+    s.f = dtype == DType::Float32 ? static_cast<double>(static_cast<float>(v)) : v;
+  } else if (dtype == DType::Bool) {
+    s.i = v != 0.0;
+  } else {
+    s.i = static_cast<int64_t>(v);
+    if (dtype == DType::Int32) s.i = static_cast<int32_t>(s.i);
+  }
+  return s;
+}
+
+namespace {
+thread_local bool t_grad_mode = true;
+
+// Destroying a long chain through shared_ptr recursion would overflow the
+// stack (a 100k-op loop is a 100k-deep graph). Inputs of dying nodes are
+// moved to this list and released one at a time by the outermost destructor.
+thread_local std::vector<NodePtr>* t_dying = nullptr;
+}  // namespace
+
+bool grad_mode_enabled() { return t_grad_mode; }
+void set_grad_mode(bool enabled) { t_grad_mode = enabled; }
+
+Node::Node(Op op_, DType dtype_, Shape shape_, Attrs attrs_, NodeList inputs_)
+    : op(op_), dtype(dtype_), shape(std::move(shape_)), attrs(std::move(attrs_)), inputs(std::move(inputs_)) {
+  StableHasher h;
+  h.add(static_cast<uint64_t>(op)).add(static_cast<uint64_t>(dtype)).add(shape.size());
+  for (int64_t d : shape) h.add(static_cast<uint64_t>(d));
+  h.add(attrs.size());
+  for (int64_t a : attrs) h.add(static_cast<uint64_t>(a));
+  for (const NodePtr& in : inputs) h.add(in->hash);
+  hash = h.finish();
+  counters::nodes_recorded.add();
+  counters::nodes_live.add();
+}
+
+Node::~Node() {
+  counters::nodes_live.add(-1);
+  if (inputs.empty()) return;
+  if (t_dying) {
+    for (NodePtr& in : inputs) t_dying->push_back(std::move(in));
+    return;
+  }
+  std::vector<NodePtr> dying;
+  t_dying = &dying;
+  for (NodePtr& in : inputs) dying.push_back(std::move(in));
+  inputs.clear();
+  while (!dying.empty()) {
+    NodePtr n = std::move(dying.back());
+    dying.pop_back();
+    n.reset();  // may push more onto `dying`
+  }
+  t_dying = nullptr;
+}
+
+void Node::realize(BufferPtr value) {
+  buffer = std::move(value);
+  if (!requires_grad) inputs.clear();
+}
+
+std::string Node::describe() const {
+  std::vector<std::string> ins;
+  for (const NodePtr& in : inputs) ins.push_back(cat(dtype_name(in->dtype), shape_str(in->shape)));
+  return cat(dtype_name(dtype), shape_str(shape), " ", op_name(op), "(", absl::StrJoin(ins, ", "), ")");
+}
+
+NodePtr make_node(Op op, DType dtype, Shape shape, Attrs attrs, NodeList inputs) {
+  bool rg = false;
+  if (t_grad_mode && op != Op::Detach) {
+    for (const NodePtr& in : inputs) rg |= in->requires_grad;
+  }
+  auto n = std::make_shared<Node>(op, dtype, std::move(shape), std::move(attrs), std::move(inputs));
+  n->requires_grad = rg;
+  return n;
+}
+
+NodePtr make_input(BufferPtr buffer, Shape shape) {
+  if (!buffer) fail(ErrorKind::Runtime, "input: null buffer");
+  if (buffer->numel() != shape_numel(shape)) {
+    fail(ErrorKind::Runtime, "input: buffer of ", buffer->numel(), " elements cannot have shape ", shape_str(shape));
+  }
+  DType dt = buffer->dtype();
+  auto n = std::make_shared<Node>(Op::Input, dt, std::move(shape), Attrs{}, NodeList{});
+  n->buffer = std::move(buffer);
+  return n;
+}
+
+NodePtr make_scalar(ScalarValue value, DType dtype, bool wrapped) {
+  auto n = std::make_shared<Node>(Op::Scalar, dtype, Shape{}, Attrs{wrapped ? 1 : 0}, NodeList{});
+  n->scalar = value;
+  return n;
+}
+
+}  // namespace lt

@@ -1,0 +1,89 @@
+// ir/node.h — lazy IR nodes.
+//
+// A node is an immutable record of one primitive op: op, dtype, shape,
+// attributes and inputs, with its structural hash computed once at creation
+// (O(1): it mixes the inputs' hashes). The only state that changes after
+// creation is realisation: when a sync computes a node, its value is stored in
+// `buffer`, and a node that no gradient needs drops its inputs so the graph
+// behind it is freed. Capture treats a realised node as a parameter.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "absl/container/inlined_vector.h"
+#include "ir/buffer.h"
+#include "ir/dtype.h"
+#include "ir/hash.h"
+#include "ir/ops.h"
+#include "ir/shape.h"
+
+namespace lt {
+
+class Node;
+using NodePtr = std::shared_ptr<Node>;
+using Attrs = absl::InlinedVector<int64_t, 4>;
+using NodeList = absl::InlinedVector<NodePtr, 3>;
+
+/// Runtime value of a Scalar node: floats use f, integers and bool use i.
+struct ScalarValue {
+  double f = 0.0;
+  int64_t i = 0;
+  static ScalarValue of(double v, DType dtype);  ///< converts v to dtype's representation
+  double as_double(DType dtype) const { return is_floating(dtype) ? f : static_cast<double>(i); }
+};
+
+class Node {
+ public:
+  Op op;
+  DType dtype;
+  bool requires_grad = false;  ///< a gradient flows through this node (set at creation)
+  Shape shape;
+  Attrs attrs;
+  NodeList inputs;
+  Hash128 hash;             ///< structural: op, attrs, dtype, shape, input hashes; never data
+  ScalarValue scalar;       ///< Scalar nodes only; a runtime parameter, not hashed
+  BufferPtr buffer;         ///< Input: its data; any other node: its value once realised
+  /// Set by autograd when a backward pass without retain_graph went through this node.
+  std::atomic<bool> grad_released{false};
+
+  Node(Op op, DType dtype, Shape shape, Attrs attrs, NodeList inputs);
+  ~Node();
+  Node(const Node&) = delete;
+  Node& operator=(const Node&) = delete;
+
+  int64_t numel() const { return shape_numel(shape); }
+  int64_t ndim() const { return static_cast<int64_t>(shape.size()); }
+  /// True when the value is available without computing: an input or a realised node.
+  bool is_materialized() const { return buffer != nullptr; }
+  bool is_pending() const { return buffer == nullptr && op != Op::Scalar; }
+  /// Stores the computed value; drops the inputs unless a gradient may still need them.
+  void realize(BufferPtr value);
+  /// One line: "f32[2, 3] add(#a1b2, #c3d4)" (for error messages and debugging).
+  std::string describe() const;
+};
+
+/// Grad mode (a thread-local flag): when off, new nodes never require grad.
+bool grad_mode_enabled();
+void set_grad_mode(bool enabled);
+class GradModeGuard {
+ public:
+  explicit GradModeGuard(bool enabled) : prev_(grad_mode_enabled()) { set_grad_mode(enabled); }
+  ~GradModeGuard() { set_grad_mode(prev_); }
+
+ private:
+  bool prev_;
+};
+
+/// Creates a node; requires_grad = grad mode && any input requires grad.
+/// Shape/dtype rules are the caller's (ir/builder.h) responsibility.
+NodePtr make_node(Op op, DType dtype, Shape shape, Attrs attrs, NodeList inputs);
+/// A materialised input over `buffer` (numel must match shape).
+NodePtr make_input(BufferPtr buffer, Shape shape);
+/// A runtime scalar of shape []. `wrapped` marks a number from user code (it
+/// ranks below tensors in type promotion); it is the Scalar node's one attr.
+NodePtr make_scalar(ScalarValue value, DType dtype, bool wrapped);
+
+}  // namespace lt

@@ -1,0 +1,32 @@
+// trace/backend.h — what runs a trace: the interface every executor implements.
+//
+// lazy/ hands each captured trace to one Backend. The reference evaluator is
+// always there ("reference"); cache/ provides the compiled ones ("cpu" through
+// LLVM, "cuda" through NVRTC) behind trace and kernel caches.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "ir/trace.h"
+
+namespace lt {
+
+struct RunOptions {
+  std::string fusion;  ///< fusion policy name; empty = LT_FUSION or "default"
+};
+
+class Backend {
+ public:
+  virtual ~Backend() = default;
+  virtual std::string_view name() const = 0;
+  /// Runs `trace` with its params and scalars; one buffer per output, in order.
+  virtual std::vector<BufferPtr> run(const Trace& trace, const RunOptions& options) = 0;
+};
+
+/// The reference evaluator as a Backend.
+Backend& reference_backend();
+
+}  // namespace lt
