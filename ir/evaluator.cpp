@@ -36,182 +36,13 @@
 // - Reductions over zero elements: sum 0, prod 1; max/min/argmax/argmin raise.
 #include "ir/evaluator.h"
 
-#include <algorithm>
-#include <array>
-#include <cmath>
 #include <cstring>
-#include <limits>
-#include <type_traits>
 
 #include "ir/counters.h"
-#include "ir/error.h"
+#include "ir/evaluator_impl.h"
 
 namespace lt {
-namespace {
-
-// ---- element types ------------------------------------------------------------
-
-/// Storage type S (what the buffer holds) and compute type C (what arithmetic uses).
-template <typename S, typename C>
-struct Elem {
-  using Storage = S;
-  using Compute = C;
-};
-
-template <typename F>
-decltype(auto) visit_dtype(DType dtype, F&& f) {
-  switch (dtype) {
-    case DType::Bool: return f(Elem<uint8_t, int64_t>{});
-    case DType::Int32: return f(Elem<int32_t, int64_t>{});
-    case DType::Int64: return f(Elem<int64_t, int64_t>{});
-    case DType::Float32: return f(Elem<float, double>{});
-    case DType::Float64: return f(Elem<double, double>{});
-  }
-  fail(ErrorKind::Runtime, "evaluate_reference: unknown dtype ", static_cast<int>(dtype));
-}
-
-template <typename S>
-S store(double v) {
-  if constexpr (std::is_same_v<S, uint8_t>) {
-    return v != 0.0;
-  } else if constexpr (std::is_floating_point_v<S>) {
-    return static_cast<S>(v);
-  } else {
-    constexpr double lo = static_cast<double>(std::numeric_limits<S>::min());  // -2^(bits-1), exact
-    if (!(v >= lo && v < -lo)) return std::numeric_limits<S>::min();        // NaN, out of range
-    return static_cast<S>(v);
-  }
-}
-
-template <typename S>
-S store(int64_t v) {
-  if constexpr (std::is_same_v<S, uint8_t>) return v != 0;
-  else return static_cast<S>(v);  // floats: rounded directly; ints: modular (C++20)
-}
-
-inline int64_t wrap_add(int64_t a, int64_t b) { return static_cast<int64_t>(static_cast<uint64_t>(a) + static_cast<uint64_t>(b)); }
-inline int64_t wrap_sub(int64_t a, int64_t b) { return static_cast<int64_t>(static_cast<uint64_t>(a) - static_cast<uint64_t>(b)); }
-inline int64_t wrap_mul(int64_t a, int64_t b) { return static_cast<int64_t>(static_cast<uint64_t>(a) * static_cast<uint64_t>(b)); }
-
-inline bool is_nan(double v) { return std::isnan(v); }
-inline bool is_nan(int64_t) { return false; }
-
-int64_t int_pow(int64_t base, int64_t exp) {
-  if (exp < 0) {
-    if (base == 1) return 1;
-    if (base == -1) return (exp & 1) ? -1 : 1;
-    return 0;
-  }
-  int64_t result = 1;
-  while (exp) {
-    if (exp & 1) result = wrap_mul(result, base);
-    base = wrap_mul(base, base);
-    exp >>= 1;
-  }
-  return result;
-}
-
-int64_t int_div(int64_t a, int64_t b) {
-  if (b == 0) return 0;
-  if (b == -1) return wrap_sub(0, a);  // INT64_MIN / -1 wraps
-  return a / b;
-}
-
-// ---- strided walks ------------------------------------------------------------
-
-template <size_t N>
-using Offsets = std::array<int64_t, N>;
-template <size_t N>
-using StrideSet = std::array<const int64_t*, N>;
-
-template <size_t N, typename F>
-void walk(const int64_t* shape, size_t ndim, size_t d, const StrideSet<N>& strides, Offsets<N> off, F& f) {
-  const int64_t n = shape[d];
-  if (d + 1 == ndim) {
-    for (int64_t i = 0; i < n; ++i) {
-      Offsets<N> o;
-      for (size_t k = 0; k < N; ++k) o[k] = off[k] + i * strides[k][d];
-      f(o);
-    }
-    return;
-  }
-  for (int64_t i = 0; i < n; ++i) {
-    Offsets<N> o;
-    for (size_t k = 0; k < N; ++k) o[k] = off[k] + i * strides[k][d];
-    walk<N>(shape, ndim, d + 1, strides, o, f);
-  }
-}
-
-/// Calls f(offsets) for every index of `shape` in row-major order, where
-/// offsets[k] = start[k] + sum_d index[d] * strides[k][d].
-template <size_t N, typename F>
-void for_each_index(const Shape& shape, const StrideSet<N>& strides, Offsets<N> start, F&& f) {
-  if (shape.empty()) {
-    f(start);
-    return;
-  }
-  if (shape_numel(shape) == 0) return;
-  walk<N>(shape.data(), shape.size(), 0, strides, start, f);
-}
-
-/// dst[dst_start + index . dst_strides] = src[src_start + index . src_strides] over `shape`.
-void copy_strided(const Buffer& src, int64_t src_start, const Shape& src_strides, Buffer& dst, int64_t dst_start,
-                  const Shape& dst_strides, const Shape& shape) {
-  visit_dtype(src.dtype(), [&](auto e) {
-    using S = typename decltype(e)::Storage;
-    const S* x = src.as<S>();
-    S* y = dst.as<S>();
-    for_each_index<2>(shape, {src_strides.data(), dst_strides.data()}, {src_start, dst_start},
-                      [&](const Offsets<2>& o) { y[o[1]] = x[o[0]]; });
-  });
-}
-
-// ---- the evaluation context ---------------------------------------------------
-
-struct Evaluator {
-  const Trace& trace;
-  std::vector<BufferPtr> values;
-  int32_t id = 0;  ///< node being evaluated, for error messages
-
-  const TraceNode& node() const { return trace.nodes[id]; }
-  const TraceNode& in_node(size_t k) const { return trace.nodes[node().inputs[k]]; }
-  const Buffer& in(size_t k) const { return *values[node().inputs[k]]; }
-  const BufferPtr& in_ptr(size_t k) const { return values[node().inputs[k]]; }
-
-  template <typename... Args>
-  [[noreturn]] void error(ErrorKind kind, const Args&... args) const {
-    const TraceNode& n = node();
-    fail(kind, "evaluate_reference: %", id, " = ", op_name(n.op), " ", dtype_name(n.dtype), shape_str(n.shape), ": ",
-         args...);
-  }
-  void check(bool cond, const char* what) const {
-    if (!cond) error(ErrorKind::Runtime, what);
-  }
-
-  BufferPtr output() const { return make_buffer(node().dtype, shape_numel(node().shape)); }
-
-  BufferPtr eval();
-  BufferPtr eval_input();
-  BufferPtr eval_scalar();
-  BufferPtr eval_iota();
-  BufferPtr eval_rand_uniform();
-  BufferPtr eval_unary();
-  BufferPtr eval_cast();
-  BufferPtr eval_binary();
-  BufferPtr eval_where();
-  BufferPtr eval_reduce();
-  BufferPtr eval_arg_reduce();
-  BufferPtr eval_cumsum();
-  BufferPtr eval_view();
-  BufferPtr eval_pad();
-  BufferPtr eval_concat();
-  BufferPtr eval_gather();
-  BufferPtr eval_scatter_add();
-  BufferPtr eval_matmul();
-
-  int64_t scalar_input_as_int(size_t k) const;
-  int64_t axis_attr() const;
-};
+namespace eval_detail {
 
 BufferPtr Evaluator::eval() {
   const TraceNode& n = node();
@@ -220,38 +51,60 @@ BufferPtr Evaluator::eval() {
     error(ErrorKind::Runtime, "expected ", arity, " inputs, got ", n.inputs.size());
   }
   for (size_t k = 0; k < n.inputs.size(); ++k) {
-    if (n.inputs[k] < 0 || n.inputs[k] >= id || !values[n.inputs[k]]) error(ErrorKind::Runtime, "bad input %", n.inputs[k]);
+    if (n.inputs[k] < 0 || n.inputs[k] >= id || !values[n.inputs[k]])
+      error(ErrorKind::Runtime, "bad input %", n.inputs[k]);
   }
   if (is_elementwise(n.op) && n.op != Op::Where) {
-    for (size_t k = 0; k < n.inputs.size(); ++k) check(in_node(k).shape == n.shape, "elementwise input shape differs from the output's");
+    for (size_t k = 0; k < n.inputs.size(); ++k)
+      check(in_node(k).shape == n.shape, "elementwise input shape differs from the output's");
   }
   switch (n.op) {
-    case Op::Input: return eval_input();
-    case Op::Scalar: return eval_scalar();
-    case Op::Iota: return eval_iota();
-    case Op::RandUniform: return eval_rand_uniform();
-    case Op::Cast: return eval_cast();
-    case Op::Detach: return in_ptr(0);
-    case Op::Where: return eval_where();
+    case Op::Input:
+      return eval_input();
+    case Op::Scalar:
+      return eval_scalar();
+    case Op::Iota:
+      return eval_iota();
+    case Op::RandUniform:
+      return eval_rand_uniform();
+    case Op::Cast:
+      return eval_cast();
+    case Op::Detach:
+      return in_ptr(0);
+    case Op::Where:
+      return eval_where();
     case Op::ArgMax:
-    case Op::ArgMin: return eval_arg_reduce();
-    case Op::CumSum: return eval_cumsum();
-    case Op::Pad: return eval_pad();
-    case Op::Concat: return eval_concat();
-    case Op::Gather: return eval_gather();
-    case Op::ScatterAdd: return eval_scatter_add();
-    case Op::MatMul: return eval_matmul();
+    case Op::ArgMin:
+      return eval_arg_reduce();
+    case Op::CumSum:
+      return eval_cumsum();
+    case Op::Pad:
+      return eval_pad();
+    case Op::Concat:
+      return eval_concat();
+    case Op::Gather:
+      return eval_gather();
+    case Op::ScatterAdd:
+      return eval_scatter_add();
+    case Op::MatMul:
+      return eval_matmul();
     case Op::Reshape:
       check(shape_numel(in_node(0).shape) == shape_numel(n.shape), "reshape changes the element count");
       return in_ptr(0);
-    default: break;
+    default:
+      break;
   }
   switch (op_kind(n.op)) {
-    case OpKind::Unary: return eval_unary();
-    case OpKind::Binary: return eval_binary();
-    case OpKind::Reduce: return eval_reduce();
-    case OpKind::Movement: return eval_view();
-    default: error(ErrorKind::NotImplemented, "no reference implementation");
+    case OpKind::Unary:
+      return eval_unary();
+    case OpKind::Binary:
+      return eval_binary();
+    case OpKind::Reduce:
+      return eval_reduce();
+    case OpKind::Movement:
+      return eval_view();
+    default:
+      error(ErrorKind::NotImplemented, "no reference implementation");
   }
 }
 
@@ -289,7 +142,8 @@ BufferPtr Evaluator::eval_input() {
 
 BufferPtr Evaluator::eval_scalar() {
   const TraceNode& n = node();
-  if (n.param < 0 || n.param >= static_cast<int32_t>(trace.scalars.size())) error(ErrorKind::Runtime, "no value for scalar ", n.param);
+  if (n.param < 0 || n.param >= static_cast<int32_t>(trace.scalars.size()))
+    error(ErrorKind::Runtime, "no value for scalar ", n.param);
   const ScalarValue& v = trace.scalars[n.param];
   BufferPtr out = output();
   visit_dtype(n.dtype, [&](auto e) {
@@ -317,7 +171,8 @@ BufferPtr Evaluator::eval_iota() {
 BufferPtr Evaluator::eval_rand_uniform() {
   const TraceNode& n = node();
   if (n.inputs.empty() || n.inputs.size() > 2) error(ErrorKind::Runtime, "expected inputs (seed, offset)");
-  if (n.attrs.size() != 1 || n.attrs[0] < 0 || n.attrs[0] > 3) error(ErrorKind::Runtime, "expected attrs {stream} with stream in [0, 4)");
+  if (n.attrs.size() != 1 || n.attrs[0] < 0 || n.attrs[0] > 3)
+    error(ErrorKind::Runtime, "expected attrs {stream} with stream in [0, 4)");
   if (!is_floating(n.dtype)) error(ErrorKind::Type, "rand_uniform needs a floating dtype");
   const uint64_t seed = static_cast<uint64_t>(scalar_input_as_int(0));
   const uint64_t offset = n.inputs.size() == 2 ? static_cast<uint64_t>(scalar_input_as_int(1)) : 0;
@@ -331,179 +186,6 @@ BufferPtr Evaluator::eval_rand_uniform() {
       philox4x32(seed, offset + static_cast<uint64_t>(i), words);
       y[i] = static_cast<S>(uniform_from_bits(words[stream], n.dtype));
     }
-  });
-  return out;
-}
-
-// ---- elementwise ----------------------------------------------------------------
-
-/// y[i] = store(f(x[i])) over buffers of possibly different dtypes.
-template <typename InE, typename OutS, typename F>
-void map1(const Buffer& a, Buffer& out, F f) {
-  using S = typename InE::Storage;
-  using C = typename InE::Compute;
-  const S* x = a.as<S>();
-  OutS* y = out.as<OutS>();
-  for (int64_t i = 0, n = out.numel(); i < n; ++i) y[i] = store<OutS>(f(static_cast<C>(x[i])));
-}
-
-template <typename InE, typename OutS, typename F>
-void map2(const Buffer& a, const Buffer& b, Buffer& out, F f) {
-  using S = typename InE::Storage;
-  using C = typename InE::Compute;
-  const S* x = a.as<S>();
-  const S* z = b.as<S>();
-  OutS* y = out.as<OutS>();
-  for (int64_t i = 0, n = out.numel(); i < n; ++i) y[i] = store<OutS>(f(static_cast<C>(x[i]), static_cast<C>(z[i])));
-}
-
-BufferPtr Evaluator::eval_unary() {
-  const TraceNode& n = node();
-  const Op op = n.op;
-  BufferPtr out = output();
-  const Buffer& a = in(0);
-  if (op == Op::LogicalNot || op == Op::IsNan) {
-    check(n.dtype == DType::Bool, "predicate output must be bool");
-    visit_dtype(a.dtype(), [&](auto e) {
-      using E = decltype(e);
-      using C = typename E::Compute;
-      if (op == Op::LogicalNot) map1<E, uint8_t>(a, *out, [](C x) -> int64_t { return x == 0; });
-      else map1<E, uint8_t>(a, *out, [](C x) -> int64_t { return is_nan(x); });
-    });
-    return out;
-  }
-  check(a.dtype() == n.dtype, "unary input dtype differs from the output's");
-  visit_dtype(n.dtype, [&](auto e) {
-    using E = decltype(e);
-    using S = typename E::Storage;
-    if constexpr (std::is_same_v<typename E::Compute, double>) {
-      switch (op) {
-        case Op::Neg: return map1<E, S>(a, *out, [](double x) { return -x; });
-        case Op::Abs: return map1<E, S>(a, *out, [](double x) { return std::fabs(x); });
-        case Op::Exp: return map1<E, S>(a, *out, [](double x) { return std::exp(x); });
-        case Op::Log: return map1<E, S>(a, *out, [](double x) { return std::log(x); });
-        case Op::Log1p: return map1<E, S>(a, *out, [](double x) { return std::log1p(x); });
-        case Op::Expm1: return map1<E, S>(a, *out, [](double x) { return std::expm1(x); });
-        case Op::Sqrt: return map1<E, S>(a, *out, [](double x) { return std::sqrt(x); });
-        case Op::Sin: return map1<E, S>(a, *out, [](double x) { return std::sin(x); });
-        case Op::Cos: return map1<E, S>(a, *out, [](double x) { return std::cos(x); });
-        case Op::Tanh: return map1<E, S>(a, *out, [](double x) { return std::tanh(x); });
-        case Op::Erf: return map1<E, S>(a, *out, [](double x) { return std::erf(x); });
-        case Op::Floor: return map1<E, S>(a, *out, [](double x) { return std::floor(x); });
-        case Op::Ceil: return map1<E, S>(a, *out, [](double x) { return std::ceil(x); });
-        case Op::Round: return map1<E, S>(a, *out, [](double x) { return std::nearbyint(x); });
-        case Op::Sign: return map1<E, S>(a, *out, [](double x) { return x > 0 ? 1.0 : x < 0 ? -1.0 : 0.0; });
-        default: break;
-      }
-    } else {
-      switch (op) {
-        case Op::Neg: return map1<E, S>(a, *out, [](int64_t x) { return wrap_sub(0, x); });
-        case Op::Abs: return map1<E, S>(a, *out, [](int64_t x) { return x < 0 ? wrap_sub(0, x) : x; });
-        case Op::Sign: return map1<E, S>(a, *out, [](int64_t x) -> int64_t { return (x > 0) - (x < 0); });
-        case Op::Floor:
-        case Op::Ceil:
-        case Op::Round: return map1<E, S>(a, *out, [](int64_t x) { return x; });
-        default: error(ErrorKind::Type, "not defined for integer or bool dtypes");
-      }
-    }
-    error(ErrorKind::NotImplemented, "no reference implementation");
-  });
-  return out;
-}
-
-BufferPtr Evaluator::eval_cast() {
-  BufferPtr out = output();
-  const Buffer& a = in(0);
-  visit_dtype(a.dtype(), [&](auto in_e) {
-    using InE = decltype(in_e);
-    visit_dtype(node().dtype, [&](auto out_e) {
-      using OutS = typename decltype(out_e)::Storage;
-      map1<InE, OutS>(a, *out, [](auto x) { return x; });
-    });
-  });
-  return out;
-}
-
-BufferPtr Evaluator::eval_binary() {
-  const TraceNode& n = node();
-  const Op op = n.op;
-  const Buffer& a = in(0);
-  const Buffer& b = in(1);
-  check(a.dtype() == b.dtype(), "binary inputs have different dtypes");
-  BufferPtr out = output();
-  if (is_predicate(op)) {
-    check(n.dtype == DType::Bool, "predicate output must be bool");
-    visit_dtype(a.dtype(), [&](auto e) {
-      using E = decltype(e);
-      using C = typename E::Compute;
-      auto pred = [&](auto f) { map2<E, uint8_t>(a, b, *out, [f](C x, C y) -> int64_t { return f(x, y); }); };
-      switch (op) {
-        case Op::Eq: return pred([](C x, C y) { return x == y; });
-        case Op::Ne: return pred([](C x, C y) { return x != y; });
-        case Op::Lt: return pred([](C x, C y) { return x < y; });
-        case Op::Le: return pred([](C x, C y) { return x <= y; });
-        case Op::Gt: return pred([](C x, C y) { return x > y; });
-        case Op::Ge: return pred([](C x, C y) { return x >= y; });
-        case Op::LogicalAnd: return pred([](C x, C y) { return x != 0 && y != 0; });
-        case Op::LogicalOr: return pred([](C x, C y) { return x != 0 || y != 0; });
-        default: error(ErrorKind::NotImplemented, "no reference implementation");
-      }
-    });
-    return out;
-  }
-  check(a.dtype() == n.dtype, "binary input dtype differs from the output's");
-  visit_dtype(n.dtype, [&](auto e) {
-    using E = decltype(e);
-    using S = typename E::Storage;
-    if constexpr (std::is_same_v<typename E::Compute, double>) {
-      constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
-      switch (op) {
-        case Op::Add: return map2<E, S>(a, b, *out, [](double x, double y) { return x + y; });
-        case Op::Sub: return map2<E, S>(a, b, *out, [](double x, double y) { return x - y; });
-        case Op::Mul: return map2<E, S>(a, b, *out, [](double x, double y) { return x * y; });
-        case Op::Div: return map2<E, S>(a, b, *out, [](double x, double y) { return x / y; });
-        case Op::Pow: return map2<E, S>(a, b, *out, [](double x, double y) { return std::pow(x, y); });
-        case Op::Maximum:
-          return map2<E, S>(a, b, *out, [](double x, double y) { return std::isnan(x) || std::isnan(y) ? kNaN : std::max(x, y); });
-        case Op::Minimum:
-          return map2<E, S>(a, b, *out, [](double x, double y) { return std::isnan(x) || std::isnan(y) ? kNaN : std::min(x, y); });
-        default: break;
-      }
-    } else {
-      switch (op) {
-        case Op::Add: return map2<E, S>(a, b, *out, wrap_add);
-        case Op::Sub: return map2<E, S>(a, b, *out, wrap_sub);
-        case Op::Mul: return map2<E, S>(a, b, *out, wrap_mul);
-        case Op::Div: return map2<E, S>(a, b, *out, int_div);
-        case Op::Pow: return map2<E, S>(a, b, *out, int_pow);
-        case Op::Maximum: return map2<E, S>(a, b, *out, [](int64_t x, int64_t y) { return std::max(x, y); });
-        case Op::Minimum: return map2<E, S>(a, b, *out, [](int64_t x, int64_t y) { return std::min(x, y); });
-        default: break;
-      }
-    }
-    error(ErrorKind::NotImplemented, "no reference implementation");
-  });
-  return out;
-}
-
-BufferPtr Evaluator::eval_where() {
-  const TraceNode& n = node();
-  for (size_t k = 0; k < 3; ++k) check(in_node(k).shape == n.shape, "where input shape differs from the output's");
-  const Buffer& cond = in(0);
-  const Buffer& a = in(1);
-  const Buffer& b = in(2);
-  check(a.dtype() == n.dtype && b.dtype() == n.dtype, "where branches must have the output's dtype");
-  BufferPtr out = output();
-  visit_dtype(cond.dtype(), [&](auto ce) {
-    using CS = typename decltype(ce)::Storage;
-    const CS* c = cond.as<CS>();
-    visit_dtype(n.dtype, [&](auto e) {
-      using S = typename decltype(e)::Storage;
-      const S* x = a.as<S>();
-      const S* z = b.as<S>();
-      S* y = out->as<S>();
-      for (int64_t i = 0, m = out->numel(); i < m; ++i) y[i] = c[i] != 0 ? x[i] : z[i];
-    });
   });
   return out;
 }
@@ -554,14 +236,21 @@ BufferPtr Evaluator::eval_reduce() {
     constexpr C kHighest = Limits::has_infinity ? Limits::infinity() : Limits::max();
     switch (n.op) {
       case Op::ReduceSum:
-        if constexpr (kFloat) return reduce(0.0, [](double s, double v) { return s + v; });
-        else return reduce(0, wrap_add);
+        if constexpr (kFloat)
+          return reduce(0.0, [](double s, double v) { return s + v; });
+        else
+          return reduce(0, wrap_add);
       case Op::ReduceProd:
-        if constexpr (kFloat) return reduce(1.0, [](double s, double v) { return s * v; });
-        else return reduce(1, wrap_mul);
-      case Op::ReduceMax: return reduce(kLowest, [](C s, C v) { return is_nan(s) || !(is_nan(v) || v > s) ? s : v; });
-      case Op::ReduceMin: return reduce(kHighest, [](C s, C v) { return is_nan(s) || !(is_nan(v) || v < s) ? s : v; });
-      default: error(ErrorKind::NotImplemented, "no reference implementation");
+        if constexpr (kFloat)
+          return reduce(1.0, [](double s, double v) { return s * v; });
+        else
+          return reduce(1, wrap_mul);
+      case Op::ReduceMax:
+        return reduce(kLowest, [](C s, C v) { return is_nan(s) || !(is_nan(v) || v > s) ? s : v; });
+      case Op::ReduceMin:
+        return reduce(kHighest, [](C s, C v) { return is_nan(s) || !(is_nan(v) || v < s) ? s : v; });
+      default:
+        error(ErrorKind::NotImplemented, "no reference implementation");
     }
   });
   return out;
@@ -573,7 +262,8 @@ BufferPtr Evaluator::eval_arg_reduce() {
   const int64_t axis = axis_attr();
   check(in_shape.size() == n.shape.size() && n.shape[axis] == 1, "argmax/argmin output must keep the axis with size 1");
   const int64_t out_numel = shape_numel(n.shape);
-  if (in_shape[axis] == 0 && out_numel > 0) error(ErrorKind::Index, "cannot take ", op_name(n.op), " over an empty axis");
+  if (in_shape[axis] == 0 && out_numel > 0)
+    error(ErrorKind::Index, "cannot take ", op_name(n.op), " over an empty axis");
   const Shape in_strides = contiguous_strides(in_shape);
   const Shape out_strides = reduced_output_strides(in_shape, n.shape);
   Shape position(in_shape.size(), 0);  // index along the axis
@@ -623,8 +313,10 @@ BufferPtr Evaluator::eval_cumsum() {
       for (int64_t k = 0; k < len; ++k) {
         const int64_t base = (o * len + k) * inner;
         for (int64_t i = 0; i < inner; ++i) {
-          if constexpr (std::is_same_v<C, double>) acc[i] += static_cast<C>(x[base + i]);
-          else acc[i] = wrap_add(acc[i], static_cast<C>(x[base + i]));
+          if constexpr (std::is_same_v<C, double>)
+            acc[i] += static_cast<C>(x[base + i]);
+          else
+            acc[i] = wrap_add(acc[i], static_cast<C>(x[base + i]));
           y[base + i] = store<S>(acc[i]);
         }
       }
@@ -685,7 +377,8 @@ BufferPtr Evaluator::eval_view() {
         strides[d] = -in_strides[d];
       }
       break;
-    default: error(ErrorKind::NotImplemented, "no reference implementation");
+    default:
+      error(ErrorKind::NotImplemented, "no reference implementation");
   }
   BufferPtr out = output();
   copy_strided(in(0), offset, strides, *out, 0, contiguous_strides(n.shape), n.shape);
@@ -758,7 +451,8 @@ BufferPtr Evaluator::eval_gather() {
   check(in_node(1).shape == n.shape, "gather index shape must be the output shape");
   check(x_shape.size() == n.shape.size() && x.dtype() == n.dtype, "gather input needs the output's rank and dtype");
   for (size_t d = 0; d < x_shape.size(); ++d)
-    check(static_cast<int64_t>(d) == axis || n.shape[d] <= x_shape[d], "gather index is larger than the input outside the axis");
+    check(static_cast<int64_t>(d) == axis || n.shape[d] <= x_shape[d],
+          "gather index is larger than the input outside the axis");
   const int64_t size = x_shape[axis];
   Shape x_strides = contiguous_strides(x_shape);
   const int64_t axis_stride = x_strides[axis];
@@ -772,7 +466,8 @@ BufferPtr Evaluator::eval_gather() {
     S* y = out->as<S>();
     for_each_index<2>(n.shape, {out_strides.data(), x_strides.data()}, {0, 0}, [&](const Offsets<2>& o) {
       const int64_t i = idx[o[0]];
-      if (i < 0 || i >= size) error(ErrorKind::Index, "gather index ", i, " is out of bounds for dim ", axis, " with size ", size);
+      if (i < 0 || i >= size)
+        error(ErrorKind::Index, "gather index ", i, " is out of bounds for dim ", axis, " with size ", size);
       y[o[0]] = xs[o[1] + i * axis_stride];
     });
   });
@@ -787,12 +482,15 @@ BufferPtr Evaluator::eval_scatter_add() {
   const Buffer& src = in(2);
   const Shape& index_shape = in_node(1).shape;
   const Shape& src_shape = in_node(2).shape;
-  check(in_node(0).shape == n.shape && self.dtype() == n.dtype && src.dtype() == n.dtype, "scatter_add self/src must have the output's shape and dtype");
+  check(in_node(0).shape == n.shape && self.dtype() == n.dtype && src.dtype() == n.dtype,
+        "scatter_add self/src must have the output's shape and dtype");
   check(is_integral(index.dtype()), "scatter_add index must be an integer tensor");
-  check(index_shape.size() == n.shape.size() && src_shape.size() == n.shape.size(), "scatter_add operands need equal ranks");
+  check(index_shape.size() == n.shape.size() && src_shape.size() == n.shape.size(),
+        "scatter_add operands need equal ranks");
   for (size_t d = 0; d < index_shape.size(); ++d) {
     check(index_shape[d] <= src_shape[d], "scatter_add index is larger than src");
-    check(static_cast<int64_t>(d) == axis || index_shape[d] <= n.shape[d], "scatter_add index is larger than self outside the axis");
+    check(static_cast<int64_t>(d) == axis || index_shape[d] <= n.shape[d],
+          "scatter_add index is larger than self outside the axis");
   }
   const int64_t size = n.shape[axis];
   const Shape index_strides = contiguous_strides(index_shape);
@@ -810,10 +508,14 @@ BufferPtr Evaluator::eval_scatter_add() {
     for_each_index<3>(index_shape, {index_strides.data(), src_strides.data(), out_strides.data()}, {0, 0, 0},
                       [&](const Offsets<3>& o) {
                         const int64_t i = idx[o[0]];
-                        if (i < 0 || i >= size) error(ErrorKind::Index, "scatter_add index ", i, " is out of bounds for dim ", axis, " with size ", size);
+                        if (i < 0 || i >= size)
+                          error(ErrorKind::Index, "scatter_add index ", i, " is out of bounds for dim ", axis,
+                                " with size ", size);
                         C& slot = acc[o[2] + i * axis_stride];
-                        if constexpr (std::is_same_v<C, double>) slot += static_cast<C>(s[o[1]]);
-                        else slot = wrap_add(slot, static_cast<C>(s[o[1]]));
+                        if constexpr (std::is_same_v<C, double>)
+                          slot += static_cast<C>(s[o[1]]);
+                        else
+                          slot = wrap_add(slot, static_cast<C>(s[o[1]]));
                       });
     for (int64_t i = 0; i < out->numel(); ++i) out->as<S>()[i] = store<S>(acc[i]);
   });
@@ -826,9 +528,11 @@ BufferPtr Evaluator::eval_matmul() {
   const Shape& bs = in_node(1).shape;
   const size_t r = n.shape.size();
   check(r >= 2 && as.size() == r && bs.size() == r, "matmul operands need the output's rank (>= 2)");
-  for (size_t d = 0; d + 2 < r; ++d) check(as[d] == n.shape[d] && bs[d] == n.shape[d], "matmul batch dims must be equal");
+  for (size_t d = 0; d + 2 < r; ++d)
+    check(as[d] == n.shape[d] && bs[d] == n.shape[d], "matmul batch dims must be equal");
   const int64_t M = as[r - 2], K = as[r - 1], N = bs[r - 1];
-  check(bs[r - 2] == K && n.shape[r - 2] == M && n.shape[r - 1] == N, "matmul needs [.., M, K] x [.., K, N] -> [.., M, N]");
+  check(bs[r - 2] == K && n.shape[r - 2] == M && n.shape[r - 1] == N,
+        "matmul needs [.., M, K] x [.., K, N] -> [.., M, N]");
   check(in(0).dtype() == n.dtype && in(1).dtype() == n.dtype, "matmul operands need the output's dtype");
   const int64_t batch = M * N == 0 ? 0 : shape_numel(n.shape) / (M * N);
   const Buffer& a = in(0);
@@ -848,8 +552,10 @@ BufferPtr Evaluator::eval_matmul() {
           const C av = static_cast<C>(A[m * K + k]);
           const S* row = B + k * N;
           for (int64_t j = 0; j < N; ++j) {
-            if constexpr (std::is_same_v<C, double>) acc[j] += av * static_cast<C>(row[j]);
-            else acc[j] = wrap_add(acc[j], wrap_mul(av, static_cast<C>(row[j])));
+            if constexpr (std::is_same_v<C, double>)
+              acc[j] += av * static_cast<C>(row[j]);
+            else
+              acc[j] = wrap_add(acc[j], wrap_mul(av, static_cast<C>(row[j])));
           }
         }
         for (int64_t j = 0; j < N; ++j) Y[m * N + j] = store<S>(acc[j]);
@@ -859,7 +565,9 @@ BufferPtr Evaluator::eval_matmul() {
   return out;
 }
 
-}  // namespace
+}  // namespace eval_detail
+
+using eval_detail::Evaluator;
 
 // ---- driver ---------------------------------------------------------------------
 

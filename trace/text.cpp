@@ -128,7 +128,8 @@ class LineParser {
   int32_t node_ref(int32_t limit) {
     if (!accept('%')) expected("a node reference %N");
     int64_t id = integer("a node number after '%'");
-    if (id < 0 || id >= limit) fail(ErrorKind::Value, "parse_trace: line ", line_, ": %", id, " is not an earlier node");
+    if (id < 0 || id >= limit)
+      fail(ErrorKind::Value, "parse_trace: line ", line_, ": %", id, " is not an earlier node");
     return static_cast<int32_t>(id);
   }
   /// "[a, b, ...]"
@@ -184,12 +185,14 @@ ParsedNode parse_node_line(LineParser& p, int32_t id, int32_t ordinal_scalar) {
   ParsedNode out;
   TraceNode& n = out.node;
   p.expect('%');
-  if (p.integer("a node number") != id) fail(ErrorKind::Value, "parse_trace: line ", p.line(), ": expected node %", id, " (nodes are numbered in order)");
+  if (p.integer("a node number") != id)
+    fail(ErrorKind::Value, "parse_trace: line ", p.line(), ": expected node %", id, " (nodes are numbered in order)");
   p.expect('=');
   std::string_view op_text = p.word("an op name");
   if (!parse_op(op_text, &n.op)) fail(ErrorKind::Value, "parse_trace: line ", p.line(), ": unknown op '", op_text, "'");
   std::string_view dtype_text = p.word("a dtype (bool, i32, i64, f32, f64)");
-  if (!parse_dtype(dtype_text, &n.dtype)) fail(ErrorKind::Value, "parse_trace: line ", p.line(), ": unknown dtype '", dtype_text, "'");
+  if (!parse_dtype(dtype_text, &n.dtype))
+    fail(ErrorKind::Value, "parse_trace: line ", p.line(), ": unknown dtype '", dtype_text, "'");
   p.int_list(&n.shape, "a dimension size");
   for (int64_t d : n.shape)
     if (d < 0) fail(ErrorKind::Value, "parse_trace: line ", p.line(), ": negative dimension ", d);
@@ -213,14 +216,17 @@ ParsedNode parse_node_line(LineParser& p, int32_t id, int32_t ordinal_scalar) {
     p.expect('=');
     std::string_view tok = p.token("a scalar value");
     out.has_value = true;
-    if (is_floating(n.dtype)) out.value.f = p.double_value(tok);
-    else out.value.i = p.int_value(tok);
+    if (is_floating(n.dtype))
+      out.value.f = p.double_value(tok);
+    else
+      out.value.i = p.int_value(tok);
   }
   if (!p.at_end()) p.expected("end of line (fields go in the order: inputs, attrs, param, value)");
 
   const int arity = op_info(n.op).arity;
   if (arity >= 0 && static_cast<int>(n.inputs.size()) != arity) {
-    fail(ErrorKind::Value, "parse_trace: line ", p.line(), ": ", op_text, " takes ", arity, " inputs, found ", n.inputs.size());
+    fail(ErrorKind::Value, "parse_trace: line ", p.line(), ": ", op_text, " takes ", arity, " inputs, found ",
+         n.inputs.size());
   }
   if (n.op == Op::Input && !has_param) p.expected("param=N on an input");
   if (n.op == Op::Scalar) {
@@ -300,11 +306,14 @@ Trace parse_trace(std::string_view text) {
           trace.nodes.push_back(std::move(pn.node));
         }
         break;
-      case State::Done: p.expected("nothing after the outputs line");
+      case State::Done:
+        p.expected("nothing after the outputs line");
     }
   }
-  if (state == State::Magic) fail(ErrorKind::Value, "parse_trace: line ", line_number + 1, ": expected the header '", kMagic, "'");
-  if (state != State::Done) fail(ErrorKind::Value, "parse_trace: line ", line_number + 1, ": expected an 'outputs' line");
+  if (state == State::Magic)
+    fail(ErrorKind::Value, "parse_trace: line ", line_number + 1, ": expected the header '", kMagic, "'");
+  if (state != State::Done)
+    fail(ErrorKind::Value, "parse_trace: line ", line_number + 1, ": expected an 'outputs' line");
 
   int32_t num_scalar_slots = 0;
   for (const auto& [param, value] : scalar_values) num_scalar_slots = std::max(num_scalar_slots, param + 1);

@@ -24,11 +24,21 @@ inline BufferPtr buffer_of(DType dtype, const std::vector<double>& values) {
   for (size_t i = 0; i < values.size(); ++i) {
     double v = values[i];
     switch (dtype) {
-      case DType::Bool: b->as<uint8_t>()[i] = v != 0; break;
-      case DType::Int32: b->as<int32_t>()[i] = static_cast<int32_t>(v); break;
-      case DType::Int64: b->as<int64_t>()[i] = static_cast<int64_t>(v); break;
-      case DType::Float32: b->as<float>()[i] = static_cast<float>(v); break;
-      case DType::Float64: b->as<double>()[i] = v; break;
+      case DType::Bool:
+        b->as<uint8_t>()[i] = v != 0;
+        break;
+      case DType::Int32:
+        b->as<int32_t>()[i] = static_cast<int32_t>(v);
+        break;
+      case DType::Int64:
+        b->as<int64_t>()[i] = static_cast<int64_t>(v);
+        break;
+      case DType::Float32:
+        b->as<float>()[i] = static_cast<float>(v);
+        break;
+      case DType::Float64:
+        b->as<double>()[i] = v;
+        break;
     }
   }
   return b;
@@ -71,11 +81,21 @@ inline std::vector<double> values(const BufferPtr& b) {
   std::vector<double> out(b->numel());
   for (int64_t i = 0; i < b->numel(); ++i) {
     switch (b->dtype()) {
-      case DType::Bool: out[i] = b->as<uint8_t>()[i]; break;
-      case DType::Int32: out[i] = b->as<int32_t>()[i]; break;
-      case DType::Int64: out[i] = static_cast<double>(b->as<int64_t>()[i]); break;
-      case DType::Float32: out[i] = b->as<float>()[i]; break;
-      case DType::Float64: out[i] = b->as<double>()[i]; break;
+      case DType::Bool:
+        out[i] = b->as<uint8_t>()[i];
+        break;
+      case DType::Int32:
+        out[i] = b->as<int32_t>()[i];
+        break;
+      case DType::Int64:
+        out[i] = static_cast<double>(b->as<int64_t>()[i]);
+        break;
+      case DType::Float32:
+        out[i] = b->as<float>()[i];
+        break;
+      case DType::Float64:
+        out[i] = b->as<double>()[i];
+        break;
     }
   }
   return out;
@@ -85,10 +105,17 @@ inline std::vector<int64_t> ints(const BufferPtr& b) {
   std::vector<int64_t> out(b->numel());
   for (int64_t i = 0; i < b->numel(); ++i) {
     switch (b->dtype()) {
-      case DType::Int64: out[i] = b->as<int64_t>()[i]; break;
-      case DType::Int32: out[i] = b->as<int32_t>()[i]; break;
-      case DType::Bool: out[i] = b->as<uint8_t>()[i]; break;
-      default: out[i] = static_cast<int64_t>(values(b)[i]);
+      case DType::Int64:
+        out[i] = b->as<int64_t>()[i];
+        break;
+      case DType::Int32:
+        out[i] = b->as<int32_t>()[i];
+        break;
+      case DType::Bool:
+        out[i] = b->as<uint8_t>()[i];
+        break;
+      default:
+        out[i] = static_cast<int64_t>(values(b)[i]);
     }
   }
   return out;

@@ -1,7 +1,6 @@
 // Reference evaluator: sources and elementwise primitives, every dtype.
 #define BOOST_TEST_MODULE evaluator_elementwise
 #include <boost/test/unit_test.hpp>
-
 #include <cmath>
 
 #include "eval_test_util.h"
@@ -66,7 +65,8 @@ BOOST_AUTO_TEST_CASE(scalar_takes_its_value_from_the_trace_and_its_dtype) {
 BOOST_AUTO_TEST_CASE(scalar_values_are_runtime_parameters_of_the_trace) {
   NodePtr s = scalar(2.0, DType::Float64);
   NodePtr x = input(DType::Float64, {2}, {1, 2});
-  NodePtr y = node(Op::Mul, DType::Float64, {2}, {}, {x, node(Op::Expand, DType::Float64, {2}, {}, {node(Op::Reshape, DType::Float64, {1}, {}, {s})})});
+  NodePtr y = node(Op::Mul, DType::Float64, {2}, {},
+                   {x, node(Op::Expand, DType::Float64, {2}, {}, {node(Op::Reshape, DType::Float64, {1}, {}, {s})})});
   CapturedTrace ct = capture_trace({y});
   ct.trace.scalars[0].f = 10.0;
   BOOST_TEST((values(evaluate_reference(ct.trace)[0]) == std::vector<double>{10, 20}));
@@ -262,7 +262,8 @@ BOOST_AUTO_TEST_CASE(where_selects_by_any_nonzero_condition) {
     }
   }
   NodePtr c = input(DType::Float64, {1}, {kNaN});
-  BOOST_TEST(values(eval(node(Op::Where, DType::Int32, {1}, {}, {c, input(DType::Int32, {1}, {5}), input(DType::Int32, {1}, {6})})))[0] == 5);
+  BOOST_TEST(values(eval(node(Op::Where, DType::Int32, {1}, {},
+                              {c, input(DType::Int32, {1}, {5}), input(DType::Int32, {1}, {6})})))[0] == 5);
 }
 
 BOOST_AUTO_TEST_CASE(cast_float_to_int_truncates_and_nan_gives_the_minimum) {
@@ -270,14 +271,15 @@ BOOST_AUTO_TEST_CASE(cast_float_to_int_truncates_and_nan_gives_the_minimum) {
   NodePtr x = input(DType::Float32, {5}, {-2.7, 2.7, kNaN, 3e9, -0.9});
   BOOST_TEST((ints(eval(node(Op::Cast, DType::Int64, {5}, {}, {x}))) ==
               std::vector<int64_t>{-2, 2, INT64_MIN, 3000000000, 0}));
-  BOOST_TEST((ints(eval(node(Op::Cast, DType::Int32, {5}, {}, {x}))) ==
-              std::vector<int64_t>{-2, 2, INT32_MIN, INT32_MIN, 0}));
+  BOOST_TEST(
+      (ints(eval(node(Op::Cast, DType::Int32, {5}, {}, {x}))) == std::vector<int64_t>{-2, 2, INT32_MIN, INT32_MIN, 0}));
   BOOST_TEST((values(eval(node(Op::Cast, DType::Bool, {5}, {}, {x}))) == std::vector<double>{1, 1, 1, 1, 1}));
   BOOST_TEST((unary(Op::Cast, DType::Float64, {0.0, -0.0, 0.5}, DType::Bool) == std::vector<double>{0, 0, 1}));
 }
 
 BOOST_AUTO_TEST_CASE(cast_between_integers_wraps_and_int_to_float_rounds_once) {
-  NodePtr x = make_input(buffer_of_i64({(int64_t{1} << 32) + 5, -1, (int64_t{1} << 53) + 1, (int64_t{1} << 24) + 1}), {4});
+  NodePtr x =
+      make_input(buffer_of_i64({(int64_t{1} << 32) + 5, -1, (int64_t{1} << 53) + 1, (int64_t{1} << 24) + 1}), {4});
   BOOST_TEST((ints(eval(node(Op::Cast, DType::Int32, {4}, {}, {x}))) == std::vector<int64_t>{5, -1, 1, (1 << 24) + 1}));
   std::vector<double> f32 = values(eval(node(Op::Cast, DType::Float32, {4}, {}, {x})));
   BOOST_TEST(f32[3] == 16777216.0);  // round to nearest even in float32

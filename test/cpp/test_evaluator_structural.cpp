@@ -2,7 +2,6 @@
 // random numbers, checked against hand-written loops and literal values.
 #define BOOST_TEST_MODULE evaluator_structural
 #include <boost/test/unit_test.hpp>
-
 #include <cmath>
 #include <set>
 #include <string>
@@ -37,7 +36,9 @@ void expect_error(const std::function<void()>& f, ErrorKind kind, std::initializ
     BOOST_FAIL("expected an error");
   } catch (const Error& e) {
     BOOST_TEST((e.kind() == kind));
-    for (const std::string& p : parts) BOOST_TEST_CONTEXT(e.what()) { BOOST_TEST(std::string(e.what()).find(p) != std::string::npos); }
+    for (const std::string& p : parts) BOOST_TEST_CONTEXT(e.what()) {
+        BOOST_TEST(std::string(e.what()).find(p) != std::string::npos);
+      }
   }
 }
 
@@ -165,8 +166,8 @@ BOOST_AUTO_TEST_CASE(expand_stretches_size_one_dims) {
 BOOST_AUTO_TEST_CASE(slice_takes_start_and_step_per_dim) {
   NodePtr x = input(DType::Float64, {4, 5}, iota_values(20));
   // rows 1, 3 (start 1 step 2), cols 0, 3 (start 0 step 3)
-  BOOST_TEST((values(eval(node(Op::Slice, DType::Float64, {2, 2}, {1, 2, 0, 3}, {x}))) ==
-              std::vector<double>{5, 8, 15, 18}));
+  BOOST_TEST(
+      (values(eval(node(Op::Slice, DType::Float64, {2, 2}, {1, 2, 0, 3}, {x}))) == std::vector<double>{5, 8, 15, 18}));
   BOOST_TEST(eval(node(Op::Slice, DType::Float64, {0, 5}, {4, 1, 0, 1}, {x}))->numel() == 0);
   BOOST_CHECK_THROW(eval(node(Op::Slice, DType::Float64, {3, 5}, {1, 2, 0, 1}, {x})), Error);
 }
@@ -174,7 +175,8 @@ BOOST_AUTO_TEST_CASE(slice_takes_start_and_step_per_dim) {
 BOOST_AUTO_TEST_CASE(flip_reverses_the_listed_axes) {
   NodePtr x = input(DType::Int64, {2, 3}, iota_values(6));
   BOOST_TEST((values(eval(node(Op::Flip, DType::Int64, {2, 3}, {1}, {x}))) == std::vector<double>{2, 1, 0, 5, 4, 3}));
-  BOOST_TEST((values(eval(node(Op::Flip, DType::Int64, {2, 3}, {0, 1}, {x}))) == std::vector<double>{5, 4, 3, 2, 1, 0}));
+  BOOST_TEST(
+      (values(eval(node(Op::Flip, DType::Int64, {2, 3}, {0, 1}, {x}))) == std::vector<double>{5, 4, 3, 2, 1, 0}));
 }
 
 BOOST_AUTO_TEST_CASE(pad_fills_around_the_input) {
@@ -192,8 +194,8 @@ BOOST_AUTO_TEST_CASE(concat_joins_inputs_along_the_axis) {
   NodePtr a = input(DType::Int64, {2, 1}, {1, 2});
   NodePtr b = input(DType::Int64, {2, 2}, {3, 4, 5, 6});
   NodePtr c = input(DType::Int64, {2, 0}, {});
-  BOOST_TEST((values(eval(node(Op::Concat, DType::Int64, {2, 3}, {1}, {a, c, b}))) ==
-              std::vector<double>{1, 3, 4, 2, 5, 6}));
+  BOOST_TEST(
+      (values(eval(node(Op::Concat, DType::Int64, {2, 3}, {1}, {a, c, b}))) == std::vector<double>{1, 3, 4, 2, 5, 6}));
   BOOST_TEST((values(eval(node(Op::Concat, DType::Int64, {4, 2}, {0}, {b, b}))) ==
               std::vector<double>{3, 4, 5, 6, 3, 4, 5, 6}));
 }
@@ -201,8 +203,8 @@ BOOST_AUTO_TEST_CASE(concat_joins_inputs_along_the_axis) {
 BOOST_AUTO_TEST_CASE(movement_chain_of_views_composes) {
   // flip(permute(x)) sliced: checks strides compose through intermediates.
   NodePtr x = input(DType::Float32, {2, 3}, iota_values(6));
-  NodePtr p = node(Op::Permute, DType::Float32, {3, 2}, {1, 0}, {x});    // [[0,3],[1,4],[2,5]]
-  NodePtr f = node(Op::Flip, DType::Float32, {3, 2}, {0}, {p});          // [[2,5],[1,4],[0,3]]
+  NodePtr p = node(Op::Permute, DType::Float32, {3, 2}, {1, 0}, {x});      // [[0,3],[1,4],[2,5]]
+  NodePtr f = node(Op::Flip, DType::Float32, {3, 2}, {0}, {p});            // [[2,5],[1,4],[0,3]]
   NodePtr s = node(Op::Slice, DType::Float32, {2, 1}, {0, 2, 1, 1}, {f});  // [[5],[3]]
   BOOST_TEST((values(eval(s)) == std::vector<double>{5, 3}));
 }
@@ -212,21 +214,27 @@ BOOST_AUTO_TEST_CASE(movement_chain_of_views_composes) {
 BOOST_AUTO_TEST_CASE(gather_picks_along_the_axis) {
   NodePtr x = input(DType::Float32, {2, 3}, {10, 11, 12, 20, 21, 22});
   NodePtr idx = input(DType::Int64, {2, 2}, {2, 0, 1, 1});
-  BOOST_TEST((values(eval(node(Op::Gather, DType::Float32, {2, 2}, {1}, {x, idx}))) ==
-              std::vector<double>{12, 10, 21, 21}));
+  BOOST_TEST(
+      (values(eval(node(Op::Gather, DType::Float32, {2, 2}, {1}, {x, idx}))) == std::vector<double>{12, 10, 21, 21}));
   NodePtr idx0 = input(DType::Int32, {1, 3}, {1, 0, 1});
-  BOOST_TEST((values(eval(node(Op::Gather, DType::Float32, {1, 3}, {0}, {x, idx0}))) ==
-              std::vector<double>{20, 11, 22}));
+  BOOST_TEST(
+      (values(eval(node(Op::Gather, DType::Float32, {1, 3}, {0}, {x, idx0}))) == std::vector<double>{20, 11, 22}));
 }
 
 BOOST_AUTO_TEST_CASE(gather_out_of_range_index_is_an_index_error) {
   NodePtr x = input(DType::Float32, {2, 3}, iota_values(6));
   NodePtr bad = input(DType::Int64, {2, 1}, {0, 3});
-  expect_error([&] { eval(node(Op::Gather, DType::Float32, {2, 1}, {1}, {x, bad})); }, ErrorKind::Index,
-               {"gather", "index 3", "dim 1", "size 3"});
+  expect_error(
+      [&] {
+        eval(node(Op::Gather, DType::Float32, {2, 1}, {1}, {x, bad}));
+      },
+      ErrorKind::Index, {"gather", "index 3", "dim 1", "size 3"});
   NodePtr negative = input(DType::Int64, {2, 1}, {-1, 0});
-  expect_error([&] { eval(node(Op::Gather, DType::Float32, {2, 1}, {1}, {x, negative})); }, ErrorKind::Index,
-               {"gather", "index -1"});
+  expect_error(
+      [&] {
+        eval(node(Op::Gather, DType::Float32, {2, 1}, {1}, {x, negative}));
+      },
+      ErrorKind::Index, {"gather", "index -1"});
 }
 
 BOOST_AUTO_TEST_CASE(scatter_add_accumulates_duplicates) {
@@ -253,8 +261,11 @@ BOOST_AUTO_TEST_CASE(scatter_add_out_of_range_index_is_an_index_error) {
   NodePtr self = input(DType::Float32, {3}, {0, 0, 0});
   NodePtr idx = input(DType::Int64, {2}, {1, 5});
   NodePtr src = input(DType::Float32, {2}, {1, 1});
-  expect_error([&] { eval(node(Op::ScatterAdd, DType::Float32, {3}, {0}, {self, idx, src})); }, ErrorKind::Index,
-               {"scatter_add", "index 5", "dim 0", "size 3"});
+  expect_error(
+      [&] {
+        eval(node(Op::ScatterAdd, DType::Float32, {3}, {0}, {self, idx, src}));
+      },
+      ErrorKind::Index, {"scatter_add", "index 5", "dim 0", "size 3"});
 }
 
 // ---- matmul -------------------------------------------------------------------------
@@ -288,21 +299,25 @@ BOOST_AUTO_TEST_CASE(matmul_with_empty_inner_dim_gives_zeros) {
 
 namespace {
 NodePtr rand_node(Shape shape, int64_t seed, int64_t offset, int64_t stream = 0, DType dt = DType::Float32) {
-  return node(Op::RandUniform, dt, std::move(shape), {stream}, {scalar(seed, DType::Int64), scalar(offset, DType::Int64)});
+  return node(Op::RandUniform, dt, std::move(shape), {stream},
+              {scalar(seed, DType::Int64), scalar(offset, DType::Int64)});
 }
 }  // namespace
 
 BOOST_AUTO_TEST_CASE(philox_matches_the_random123_known_answers) {
   uint32_t out[4];
   philox4x32(0, 0, out);
-  BOOST_TEST((std::vector<uint32_t>(out, out + 4) == std::vector<uint32_t>{0x6627e8d5, 0xe169c58d, 0xbc57ac4c, 0x9b00dbd8}));
+  BOOST_TEST(
+      (std::vector<uint32_t>(out, out + 4) == std::vector<uint32_t>{0x6627e8d5, 0xe169c58d, 0xbc57ac4c, 0x9b00dbd8}));
   const uint32_t ones[4] = {0xffffffff, 0xffffffff, 0xffffffff, 0xffffffff};
   philox4x32_block(ones, ones, out);
-  BOOST_TEST((std::vector<uint32_t>(out, out + 4) == std::vector<uint32_t>{0x408f276d, 0x41c83b0e, 0xa20bc7c6, 0x6d5451fd}));
+  BOOST_TEST(
+      (std::vector<uint32_t>(out, out + 4) == std::vector<uint32_t>{0x408f276d, 0x41c83b0e, 0xa20bc7c6, 0x6d5451fd}));
   const uint32_t ctr[4] = {0x243f6a88, 0x85a308d3, 0x13198a2e, 0x03707344};
   const uint32_t key[2] = {0xa4093822, 0x299f31d0};
   philox4x32_block(ctr, key, out);
-  BOOST_TEST((std::vector<uint32_t>(out, out + 4) == std::vector<uint32_t>{0xd16cfe09, 0x94fdcceb, 0x5001e420, 0x24126ea1}));
+  BOOST_TEST(
+      (std::vector<uint32_t>(out, out + 4) == std::vector<uint32_t>{0xd16cfe09, 0x94fdcceb, 0x5001e420, 0x24126ea1}));
 }
 
 BOOST_AUTO_TEST_CASE(rand_uniform_is_philox_of_seed_and_offset_plus_index) {

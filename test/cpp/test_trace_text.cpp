@@ -1,7 +1,6 @@
 // Trace text format (trace/text.h): exact round trips and helpful parse errors.
 #define BOOST_TEST_MODULE trace_text
 #include <boost/test/unit_test.hpp>
-
 #include <cmath>
 #include <cstring>
 #include <string>
@@ -32,9 +31,12 @@ CapturedTrace sample_trace() {
   NodePtr aliased = node(Op::Add, DType::Float32, {2, 3}, {}, {x, x});
   NodePtr padded = node(Op::Pad, DType::Float32, {3, 4}, {1, 0, 0, 1}, {aliased, scalar(-0.0, DType::Float32)});
   NodePtr idx = node(Op::ArgMax, DType::Int64, {3, 1}, {1}, {padded});
-  NodePtr big = node(Op::Add, DType::Int64, {3, 1}, {}, {idx, filled(static_cast<double>(1LL << 40), DType::Int64, {3, 1})});
+  NodePtr big =
+      node(Op::Add, DType::Int64, {3, 1}, {}, {idx, filled(static_cast<double>(1LL << 40), DType::Int64, {3, 1})});
   NodePtr r = node(Op::RandUniform, DType::Float64, {4}, {2}, {scalar(7, DType::Int64), scalar(3, DType::Int64)});
-  NodePtr flag = node(Op::LogicalAnd, DType::Bool, {4}, {}, {node(Op::Lt, DType::Bool, {4}, {}, {r, filled(0.5, DType::Float64, {4})}), filled(1, DType::Bool, {4})});
+  NodePtr flag =
+      node(Op::LogicalAnd, DType::Bool, {4}, {},
+           {node(Op::Lt, DType::Bool, {4}, {}, {r, filled(0.5, DType::Float64, {4})}), filled(1, DType::Bool, {4})});
   return capture_trace({sum, big, flag, r});
 }
 
@@ -79,7 +81,9 @@ BOOST_AUTO_TEST_CASE(parsed_trace_computes_the_same_results_once_params_are_boun
 
 BOOST_AUTO_TEST_CASE(printed_form_is_readable) {
   NodePtr x = input(DType::Float32, {4, 3}, std::vector<double>(12, 1.0));
-  NodePtr y = node(Op::Add, DType::Float32, {4, 3}, {}, {x, node(Op::Expand, DType::Float32, {4, 3}, {}, {node(Op::Reshape, DType::Float32, {1, 1}, {}, {scalar(0.5, DType::Float32)})})});
+  NodePtr y = node(Op::Add, DType::Float32, {4, 3}, {},
+                   {x, node(Op::Expand, DType::Float32, {4, 3}, {},
+                            {node(Op::Reshape, DType::Float32, {1, 1}, {}, {scalar(0.5, DType::Float32)})})});
   CapturedTrace ct = capture_trace({y});
   std::string want = "lazytensor-trace v1\nhash " + ct.trace.hash.hex() +
                      "\n"
@@ -96,8 +100,8 @@ BOOST_AUTO_TEST_CASE(scalar_values_round_trip_bit_for_bit) {
   uint64_t payload_nan_bits = 0x7ff0000000000123ull;
   double payload_nan;
   std::memcpy(&payload_nan, &payload_nan_bits, sizeof payload_nan);
-  const double floats[] = {0.1, -0.0, 1.0 / 3.0, 5e-324, 1.7976931348623157e308, kInf, -kInf, kNaN, -kNaN, payload_nan,
-                           static_cast<double>(0.1f)};
+  const double floats[] = {0.1,   -0.0, 1.0 / 3.0, 5e-324,      1.7976931348623157e308,   kInf,
+                           -kInf, kNaN, -kNaN,     payload_nan, static_cast<double>(0.1f)};
   for (double v : floats) {
     Trace t;
     t.nodes.push_back(TraceNode{Op::Scalar, DType::Float64, {}, {0}, {}, 0});
