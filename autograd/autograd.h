@@ -1,0 +1,22 @@
+// autograd/autograd.h — reverse mode as an IR-to-IR transform.
+//
+// Gradients are new lazy nodes built with ir/builder.h, so forward, backward
+// and the optimizer step land in one trace and fuse together.
+#pragma once
+
+#include <vector>
+
+#include "absl/types/span.h"
+#include "ir/node.h"
+
+namespace lt::autograd {
+
+/// Gradient nodes of sum_i <roots[i], root_grads[i]> with respect to each node
+/// in `wrt` (null where no path leads there). Walks only nodes whose
+/// requires_grad is set, and does not look past the `wrt` nodes. Unless
+/// `retain_graph`, marks every node it went through as released (a later
+/// backward through them raises) and lets realised nodes drop their inputs.
+std::vector<NodePtr> gradients(absl::Span<const NodePtr> roots, absl::Span<const NodePtr> root_grads,
+                               absl::Span<const NodePtr> wrt, bool retain_graph);
+
+}  // namespace lt::autograd

@@ -1,0 +1,277 @@
+// ir/builder_nn.cpp — indexing, matmul and the neural-network composites
+// (softmax, log_softmax, layer_norm, losses, one_hot, embedding).
+#include "ir/builder_util.h"
+
+namespace lt::ops {
+using namespace detail;
+
+static void check_index_dtype(std::string_view op, const NodePtr& index) {
+  if (index->dtype != DType::Int64 && index->dtype != DType::Int32) {
+    fail(ErrorKind::Runtime, op, ": expected an integer index tensor (int64 or int32), got ", dtype_name(index->dtype),
+         " with shape ", shape_str(index->shape));
+  }
+}
+
+NodePtr gather(const NodePtr& x, int64_t dim, const NodePtr& index) {
+  if (index->dtype != DType::Int64) {
+    fail(ErrorKind::Runtime, "gather: expected dtype int64 for index, got ", dtype_name(index->dtype));
+  }
+  int64_t nd = std::max<int64_t>(x->ndim(), 1);
+  int64_t d = normalize_dim("gather", dim, x->ndim());
+  NodePtr xs = x->ndim() == 0 ? reshape_exact(x, Shape{1}) : x;
+  NodePtr is = index->ndim() == 0 ? reshape_exact(index, Shape{1}) : index;
+  if (is->ndim() != nd) {
+    fail(ErrorKind::Runtime, "gather: index tensor must have the same number of dimensions as input tensor (input ",
+         shape_str(x->shape), ", index ", shape_str(index->shape), ")");
+  }
+  for (int64_t i = 0; i < nd; ++i) {
+    if (i != d && is->shape[i] > xs->shape[i]) {
+      fail(ErrorKind::Runtime, "gather: size of index ", shape_str(index->shape), " at dim ", i,
+           " must not exceed the input's ", shape_str(x->shape), " except at dim ", d);
+    }
+  }
+  NodePtr g = make_node(Op::Gather, x->dtype, is->shape, {d}, {xs, is});
+  return reshape_exact(g, index->shape);
+}
+
+NodePtr index_select(const NodePtr& x, int64_t dim, const NodePtr& index) {
+  check_index_dtype("index_select", index);
+  if (index->ndim() > 1) {
+    fail(ErrorKind::Index, "index_select: index must be 0-D or 1-D, got shape ", shape_str(index->shape));
+  }
+  if (x->ndim() == 0) {
+    return reshape_exact(gather(reshape_exact(x, Shape{1}), 0, cast(reshape(index, {-1}), DType::Int64)), index->shape);
+  }
+  int64_t d = normalize_dim("index_select", dim, x->ndim());
+  int64_t n = index->numel();
+  Shape out = x->shape;
+  out[d] = n;
+  Shape col(x->ndim(), 1);
+  col[d] = n;
+  NodePtr idx = expand_to(reshape_exact(cast(index, DType::Int64), col), out);
+  return make_node(Op::Gather, x->dtype, out, {d}, {x, idx});
+}
+
+NodePtr scatter_add(const NodePtr& x, int64_t dim, const NodePtr& index, const NodePtr& src) {
+  if (index->dtype != DType::Int64) {
+    fail(ErrorKind::Runtime, "scatter_add: expected dtype int64 for index, got ", dtype_name(index->dtype));
+  }
+  if (src->dtype != x->dtype) {
+    fail(ErrorKind::Runtime, "scatter_add: expected src dtype ", dtype_name(x->dtype), " to match self, got ",
+         dtype_name(src->dtype));
+  }
+  int64_t d = normalize_dim("scatter_add", dim, x->ndim());
+  if (index->ndim() != x->ndim() || src->ndim() != x->ndim()) {
+    fail(ErrorKind::Runtime, "scatter_add: index ", shape_str(index->shape), ", src ", shape_str(src->shape),
+         " and self ", shape_str(x->shape), " must have the same number of dimensions");
+  }
+  Shape starts(x->ndim(), 0), steps(x->ndim(), 1);
+  for (int64_t i = 0; i < x->ndim(); ++i) {
+    if (index->shape[i] > src->shape[i] || (i != d && index->shape[i] > x->shape[i])) {
+      fail(ErrorKind::Runtime, "scatter_add: expected index ", shape_str(index->shape), " to be no larger than src ",
+           shape_str(src->shape), " in every dim, and no larger than self ", shape_str(x->shape), " apart from dim ", d);
+    }
+  }
+  if (index->numel() == 0) return x;
+  NodePtr s = src->shape == index->shape ? src : slice(src, 0, 0, index->shape[0]);
+  for (int64_t i = 1; i < x->ndim() && s->shape != index->shape; ++i) s = slice(s, i, 0, index->shape[i]);
+  return make_node(Op::ScatterAdd, x->dtype, x->shape, {d}, {x, index, s});
+}
+
+NodePtr index_add(const NodePtr& x, int64_t dim, const NodePtr& index, const NodePtr& src, double alpha) {
+  check_index_dtype("index_add", index);
+  if (index->ndim() > 1) fail(ErrorKind::Index, "index_add: index must be 0-D or 1-D, got ", shape_str(index->shape));
+  int64_t d = normalize_dim("index_add", dim, x->ndim());
+  Shape want = x->shape;
+  if (x->ndim() > 0) want[d] = index->numel();
+  if (src->shape != want && !(x->ndim() == 0 && src->numel() == 1)) {
+    fail(ErrorKind::Runtime, "index_add: source ", shape_str(src->shape), " must have shape ", shape_str(want),
+         " (self ", shape_str(x->shape), " with dim ", d, " replaced by the index length ", index->numel(), ")");
+  }
+  NodePtr xs = x->ndim() == 0 ? reshape_exact(x, Shape{1}) : x;
+  NodePtr ss = reshape_exact(cast(alpha == 1.0 ? src : mul(src, scalar(alpha, src->dtype, true)), x->dtype),
+                             x->ndim() == 0 ? Shape{1} : want);
+  Shape col(xs->ndim(), 1);
+  col[d] = index->numel();
+  NodePtr idx = expand_to(reshape_exact(cast(index, DType::Int64), col), ss->shape);
+  return reshape_exact(scatter_add(xs, d, idx, ss), x->shape);
+}
+
+NodePtr masked_fill(const NodePtr& x, const NodePtr& mask, const NodePtr& value) {
+  if (mask->dtype != DType::Bool) {
+    fail(ErrorKind::Runtime, "masked_fill: expected a bool mask, got ", dtype_name(mask->dtype));
+  }
+  if (value->ndim() != 0) {
+    fail(ErrorKind::Runtime, "masked_fill: only supports a 0-dimensional value, got shape ", shape_str(value->shape));
+  }
+  Shape b = broadcast_shapes("masked_fill", x->shape, mask->shape);
+  if (b != x->shape) {
+    fail(ErrorKind::Runtime, "masked_fill: mask ", shape_str(mask->shape), " must be broadcastable to self ",
+         shape_str(x->shape));
+  }
+  return where(mask, cast(value, x->dtype), x);
+}
+
+NodePtr matmul(const NodePtr& a, const NodePtr& b) {
+  if (a->ndim() == 0 || b->ndim() == 0) {
+    fail(ErrorKind::Runtime, "matmul: both arguments need at least 1 dimension, got shapes ", shapes_str({&a, &b}));
+  }
+  if (a->dtype != b->dtype) {
+    fail(ErrorKind::Runtime, "matmul: expected both operands to have the same dtype, got ", dtype_name(a->dtype),
+         " and ", dtype_name(b->dtype));
+  }
+  if (a->dtype == DType::Bool) fail(ErrorKind::Runtime, "matmul: not implemented for bool tensors");
+  NodePtr x = a->ndim() == 1 ? unsqueeze(a, 0) : a;
+  NodePtr y = b->ndim() == 1 ? unsqueeze(b, 1) : b;
+  int64_t k1 = x->shape[x->ndim() - 1], k2 = y->shape[y->ndim() - 2];
+  if (k1 != k2) {
+    fail(ErrorKind::Runtime, "matmul: shapes ", shapes_str({&a, &b}), " cannot be multiplied (", k1, " != ", k2, ")");
+  }
+  Shape xb(x->shape.begin(), x->shape.end() - 2), yb(y->shape.begin(), y->shape.end() - 2);
+  Shape batch = broadcast_shapes("matmul", xb, yb);
+  int64_t m = x->shape[x->ndim() - 2], n = y->shape[y->ndim() - 1];
+  Shape xs = batch, ys = batch, out = batch;
+  xs.insert(xs.end(), {m, k1});
+  ys.insert(ys.end(), {k1, n});
+  out.insert(out.end(), {m, n});
+  NodePtr r = make_node(Op::MatMul, a->dtype, out, {}, {expand_to(x, xs), expand_to(y, ys)});
+  Shape final = batch;
+  if (a->ndim() > 1) final.push_back(m);
+  if (b->ndim() > 1) final.push_back(n);
+  return reshape_exact(r, final);
+}
+
+NodePtr linear(const NodePtr& x, const NodePtr& weight, const NodePtr& bias) {
+  if (weight->ndim() != 2 && weight->ndim() != 1) {
+    fail(ErrorKind::Runtime, "linear: weight must be 1-D or 2-D, got shape ", shape_str(weight->shape));
+  }
+  NodePtr y = matmul(x, weight->ndim() == 2 ? transpose(weight, 0, 1) : weight);
+  return bias ? add(y, bias) : y;
+}
+
+static NodePtr require_floating(std::string_view op, const NodePtr& x) {
+  if (!is_floating(x->dtype)) {
+    fail(ErrorKind::Runtime, op, ": expected a floating point input, got ", dtype_name(x->dtype), " with shape ",
+         shape_str(x->shape));
+  }
+  return x;
+}
+
+NodePtr softmax(const NodePtr& x, int64_t dim) {
+  require_floating("softmax", x);
+  int64_t d = normalize_dim("softmax", dim, x->ndim());
+  if (x->ndim() == 0) return div(exp(x), exp(x));
+  Dims dims{d};
+  NodePtr m = detach(reduce_keep(Op::ReduceMax, x, dims, x->dtype));
+  NodePtr e = exp(sub(x, m));
+  return div(e, reduce_keep(Op::ReduceSum, e, dims, x->dtype));
+}
+
+NodePtr log_softmax(const NodePtr& x, int64_t dim) {
+  require_floating("log_softmax", x);
+  int64_t d = normalize_dim("log_softmax", dim, x->ndim());
+  if (x->ndim() == 0) return sub(x, x);
+  Dims dims{d};
+  NodePtr shifted = sub(x, detach(reduce_keep(Op::ReduceMax, x, dims, x->dtype)));
+  return sub(shifted, log(reduce_keep(Op::ReduceSum, exp(shifted), dims, x->dtype)));
+}
+
+NodePtr layer_norm(const NodePtr& x, absl::Span<const int64_t> normalized_shape, const NodePtr& weight,
+                   const NodePtr& bias, double eps) {
+  require_floating("layer_norm", x);
+  int64_t k = static_cast<int64_t>(normalized_shape.size());
+  bool ok = k >= 1 && k <= x->ndim();
+  for (int64_t i = 0; ok && i < k; ++i) ok = x->shape[x->ndim() - k + i] == normalized_shape[i];
+  if (!ok) {
+    fail(ErrorKind::Runtime, "layer_norm: input shape ", shape_str(x->shape),
+         " does not end with normalized_shape ", shape_str(normalized_shape));
+  }
+  Shape ns(normalized_shape.begin(), normalized_shape.end());
+  for (const NodePtr* p : {&weight, &bias}) {
+    if (*p && (*p)->shape != ns) {
+      fail(ErrorKind::Runtime, "layer_norm: expected weight and bias of shape ", shape_str(ns), ", got ",
+           shape_str((*p)->shape));
+    }
+  }
+  Dims dims;
+  for (int64_t i = x->ndim() - k; i < x->ndim(); ++i) dims.push_back(i);
+  NodePtr m = mean(x, dims, true);
+  NodePtr centered = sub(x, m);
+  NodePtr v = mean(mul(centered, centered), dims, true);
+  NodePtr y = mul(centered, rsqrt(add(v, constant_like(v, eps))));
+  if (weight) y = mul(y, weight);
+  if (bias) y = add(y, bias);
+  return y;
+}
+
+static NodePtr reduce_loss(const NodePtr& loss, Reduction reduction) {
+  switch (reduction) {
+    case Reduction::None: return loss;
+    case Reduction::Sum: return sum(loss);
+    case Reduction::Mean: return mean(loss);
+  }
+  return loss;
+}
+
+NodePtr nll_loss(const NodePtr& log_probs, const NodePtr& target, Reduction reduction, int64_t ignore_index) {
+  require_floating("nll_loss", log_probs);
+  if (target->dtype != DType::Int64) {
+    fail(ErrorKind::Runtime, "nll_loss: expected target of dtype int64 (class indices), got ",
+         dtype_name(target->dtype));
+  }
+  int64_t cdim = log_probs->ndim() >= 2 ? 1 : 0;
+  Shape want = log_probs->shape;
+  if (!want.empty()) want.erase(want.begin() + cdim);
+  if (log_probs->ndim() == 0 || target->shape != want) {
+    fail(ErrorKind::Runtime, "nll_loss: expected target of shape ", shape_str(want), " for input of shape ",
+         shape_str(log_probs->shape), ", got ", shape_str(target->shape));
+  }
+  NodePtr ignore = scalar_int(ignore_index, DType::Int64, false);
+  NodePtr valid = ne(target, ignore);
+  NodePtr safe = where(valid, target, scalar_int(0, DType::Int64, false));
+  NodePtr picked = squeeze(gather(log_probs, cdim, unsqueeze(safe, cdim)), cdim);
+  NodePtr loss = where(valid, neg(picked), scalar(0.0, log_probs->dtype, false));
+  if (reduction != Reduction::Mean) return reduce_loss(loss, reduction);
+  return div(sum(loss), sum(cast(valid, log_probs->dtype)));
+}
+
+NodePtr cross_entropy(const NodePtr& logits, const NodePtr& target, Reduction reduction, int64_t ignore_index) {
+  require_floating("cross_entropy", logits);
+  if (logits->ndim() == 0) fail(ErrorKind::Runtime, "cross_entropy: expected input with at least 1 dim");
+  int64_t cdim = logits->ndim() >= 2 ? 1 : 0;
+  return nll_loss(log_softmax(logits, cdim), target, reduction, ignore_index);
+}
+
+NodePtr mse_loss(const NodePtr& input, const NodePtr& target, Reduction reduction) {
+  NodePtr d = sub(input, target);
+  return reduce_loss(mul(d, d), reduction);
+}
+
+NodePtr one_hot(const NodePtr& index, int64_t num_classes) {
+  if (index->dtype != DType::Int64) {
+    fail(ErrorKind::Runtime, "one_hot: is only applicable to index tensors of dtype int64, got ",
+         dtype_name(index->dtype));
+  }
+  if (num_classes < 0) {
+    fail(ErrorKind::Runtime, "one_hot: num_classes must be given (>= 0) at this level; got ", num_classes);
+  }
+  Shape out = index->shape;
+  out.push_back(num_classes);
+  NodePtr hot = cast(eq(unsqueeze(index, -1), iota(out, -1)), DType::Int64);
+  if (index->numel() == 0 || num_classes == 0) return hot;
+  // Gathering a row of ones at the indices raises at sync for an index outside
+  // [0, num_classes), as torch.one_hot does, instead of giving a zero row.
+  NodePtr checked = gather(ones(Shape{num_classes}, DType::Int64), 0, reshape(index, {-1}));
+  return mul(hot, unsqueeze(reshape_exact(checked, index->shape), -1));
+}
+
+NodePtr embedding(const NodePtr& weight, const NodePtr& index) {
+  check_index_dtype("embedding", index);
+  if (weight->ndim() != 2) fail(ErrorKind::Runtime, "embedding: weight must be 2-D, got ", shape_str(weight->shape));
+  NodePtr rows = index_select(weight, 0, reshape(index, {-1}));
+  Shape out = index->shape;
+  out.push_back(weight->shape[1]);
+  return reshape_exact(rows, out);
+}
+
+}  // namespace lt::ops

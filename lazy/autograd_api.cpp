@@ -1,0 +1,95 @@
+// lazy/autograd_api.cpp — Tensor::backward and lt::grad over autograd/.
+//
+// backward() finds the leaves to fill by walking the live-tensor registry:
+// every live tensor marked leaf_requires_grad whose node the loss reaches gets
+// its gradient accumulated (lazily) into .grad.
+#include "autograd/autograd.h"
+#include "lazy/runtime.h"
+#include "lazy/tensor.h"
+#include "lazy/tensor_impl.h"
+
+namespace lt {
+
+static NodePtr seed_for(const Tensor& out, const Tensor& gradient, std::string_view op) {
+  if (gradient.defined()) {
+    if (gradient.shape() != out.shape()) {
+      fail(ErrorKind::Runtime, op, ": grad_output of shape ", shape_str(gradient.shape()),
+           " does not match the output shape ", shape_str(out.shape()));
+    }
+    return ops::cast(gradient.node(), out.dtype());
+  }
+  if (out.numel() != 1) {
+    fail(ErrorKind::Runtime, op, ": grad can be implicitly created only for scalar outputs; the output has shape ",
+         shape_str(out.shape()), " (pass a gradient of that shape)");
+  }
+  return ops::ones(out.shape(), out.dtype());
+}
+
+void Tensor::backward(const Tensor& gradient, bool retain_graph) const {
+  if (!requires_grad()) {
+    fail(ErrorKind::Runtime, "backward: element 0 of tensors does not require grad and does not have a grad_fn");
+  }
+  NodePtr seed = seed_for(*this, gradient, "backward");
+  std::vector<std::shared_ptr<TensorImpl>> slots;
+  std::vector<NodePtr> leaf_nodes;
+  runtime::for_each_live([&](TensorImpl* t) {
+    if (!t->leaf_requires_grad || !t->node->requires_grad) return;
+    if (auto held = t->weak_from_this().lock()) {  // null while being destroyed
+      slots.push_back(std::move(held));
+      leaf_nodes.push_back(t->node);
+    }
+  });
+  std::vector<NodePtr> grads;
+  {
+    GradModeGuard no_grad(false);
+    grads = autograd::gradients({node()}, {seed}, leaf_nodes, retain_graph);
+  }
+  for (size_t i = 0; i < slots.size() && i < grads.size(); ++i) {
+    if (!grads[i]) continue;
+    TensorImpl* t = slots[i].get();
+    GradModeGuard no_grad(false);
+    if (t->grad) {
+      t->grad->rebind(ops::add(t->grad->node, grads[i]));
+    } else {
+      t->grad = std::make_shared<TensorImpl>(grads[i]);
+    }
+  }
+  runtime::maybe_auto_sync();
+}
+
+std::vector<Tensor> grad(const std::vector<Tensor>& outputs, const std::vector<Tensor>& inputs,
+                         const std::vector<Tensor>& grad_outputs, bool retain_graph, bool allow_unused) {
+  if (!grad_outputs.empty() && grad_outputs.size() != outputs.size()) {
+    fail(ErrorKind::Runtime, "grad: got ", grad_outputs.size(), " grad_outputs for ", outputs.size(), " outputs");
+  }
+  std::vector<NodePtr> roots, seeds, wrt;
+  for (size_t i = 0; i < outputs.size(); ++i) {
+    if (!outputs[i].requires_grad()) {
+      fail(ErrorKind::Runtime, "grad: element ", i, " of tensors does not require grad and does not have a grad_fn");
+    }
+    roots.push_back(outputs[i].node());
+    seeds.push_back(seed_for(outputs[i], grad_outputs.empty() ? Tensor() : grad_outputs[i], "grad"));
+  }
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    if (!inputs[i].requires_grad()) {
+      fail(ErrorKind::Runtime, "grad: one of the differentiated tensors (input ", i, ") does not require grad");
+    }
+    wrt.push_back(inputs[i].node());
+  }
+  std::vector<NodePtr> g;
+  {
+    GradModeGuard no_grad(false);
+    g = autograd::gradients(roots, seeds, wrt, retain_graph);
+  }
+  std::vector<Tensor> out;
+  for (size_t i = 0; i < g.size(); ++i) {
+    if (!g[i] && !allow_unused) {
+      fail(ErrorKind::Runtime, "grad: one of the differentiated tensors (input ", i,
+           ") appears to not have been used in the graph; set allow_unused=true if this is the desired behavior");
+    }
+    out.push_back(g[i] ? Tensor(g[i]) : Tensor());
+  }
+  return out;
+}
+
+}  // namespace lt

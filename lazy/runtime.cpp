@@ -1,0 +1,202 @@
+// lazy/runtime.cpp — live-tensor registry, sync, auto-sync and backend choice.
+//
+// Sync captures the pending graph behind the requested tensors as one trace.
+// Intermediates that other live pending tensors also use are added as extra
+// roots, so nothing is computed twice: the walk marks what the requested roots
+// reach, then walks the other pending tensors and promotes every marked node
+// they reach to a root.
+#include "lazy/runtime.h"
+
+#include <cstdlib>
+#include <fstream>
+#include <mutex>
+
+#include "absl/container/flat_hash_set.h"
+#include "ir/counters.h"
+#include "lazy/tensor.h"
+#include "lazy/tensor_impl.h"
+#include "trace/capture.h"
+#include "trace/text.h"
+#if LT_HAVE_CPU_JIT
+#include "cache/cpu_backend.h"
+#endif
+
+namespace lt {
+namespace runtime {
+namespace {
+
+struct Registry {
+  std::mutex mu;
+  TensorImpl* head = nullptr;
+  int64_t count = 0;
+};
+Registry& registry() {
+  static Registry* r = new Registry();
+  return *r;
+}
+
+std::recursive_mutex& sync_mutex() {
+  static std::recursive_mutex* m = new std::recursive_mutex();
+  return *m;
+}
+
+int64_t env_int(const char* name, int64_t fallback) {
+  const char* v = std::getenv(name);
+  return v && *v ? std::strtoll(v, nullptr, 10) : fallback;
+}
+
+std::atomic<int64_t> g_threshold{env_int("LT_SYNC_THRESHOLD", 50000)};
+std::atomic<int64_t> g_recorded_at_last_sync{0};
+thread_local bool t_in_auto_sync = false;
+
+Backend* g_backend = nullptr;
+std::string g_backend_name;
+
+Backend& resolve_backend(const std::string& name) {
+  if (name == "reference") return reference_backend();
+#if LT_HAVE_CPU_JIT
+  if (name == "cpu" || name.empty()) return cpu_backend();
+#else
+  if (name.empty()) return reference_backend();
+  if (name == "cpu") fail(ErrorKind::Runtime, "LT_BACKEND=cpu: this build has no CPU JIT (LLVM 19 was not found)");
+#endif
+  fail(ErrorKind::Value, "LT_BACKEND: unknown backend '", name, "' (expected cpu or reference)");
+}
+
+void dump_trace(const Trace& trace) {
+  static const char* dir = std::getenv("LT_DUMP_DIR");
+  if (!dir || !*dir) return;
+  static std::mutex mu;
+  static absl::flat_hash_set<Hash128> written;
+  std::lock_guard<std::mutex> lock(mu);
+  if (!written.insert(trace.hash).second) return;
+  std::ofstream out(cat(dir, "/", trace.hash.hex(), ".trace"));
+  out << print_trace(trace);
+}
+
+}  // namespace
+
+void register_live(TensorImpl* impl) {
+  Registry& r = registry();
+  std::lock_guard<std::mutex> lock(r.mu);
+  impl->next_live = r.head;
+  if (r.head) r.head->prev_live = impl;
+  r.head = impl;
+  ++r.count;
+}
+
+void unregister_live(TensorImpl* impl) {
+  Registry& r = registry();
+  std::lock_guard<std::mutex> lock(r.mu);
+  if (impl->prev_live) impl->prev_live->next_live = impl->next_live;
+  else r.head = impl->next_live;
+  if (impl->next_live) impl->next_live->prev_live = impl->prev_live;
+  --r.count;
+}
+
+void for_each_live(const std::function<void(TensorImpl*)>& f) {
+  Registry& r = registry();
+  std::lock_guard<std::mutex> lock(r.mu);
+  for (TensorImpl* t = r.head; t; t = t->next_live) f(t);
+}
+
+static std::vector<NodePtr> live_pending_nodes() {
+  std::vector<NodePtr> out;
+  for_each_live([&](TensorImpl* t) {
+    if (t->node && t->node->is_pending()) out.push_back(t->node);
+  });
+  return out;
+}
+
+void sync_nodes(absl::Span<const NodePtr> requested, const RunOptions& options) {
+  std::lock_guard<std::recursive_mutex> lock(sync_mutex());
+  std::vector<NodePtr> roots;
+  absl::flat_hash_set<const Node*> marked;
+  for (const NodePtr& n : requested) {
+    if (n->is_pending() && marked.insert(n.get()).second) roots.push_back(n);
+  }
+  if (roots.empty()) return;
+  // Mark everything pending that the requested roots reach.
+  std::vector<Node*> stack;
+  for (const NodePtr& n : roots) stack.push_back(n.get());
+  absl::flat_hash_set<const Node*> reached;
+  while (!stack.empty()) {
+    Node* n = stack.back();
+    stack.pop_back();
+    if (!reached.insert(n).second) continue;
+    for (const NodePtr& in : n->inputs)
+      if (in->is_pending()) stack.push_back(in.get());
+  }
+  // Promote marked nodes that other live pending tensors reach.
+  absl::flat_hash_set<const Node*> seen;
+  for (const NodePtr& other : live_pending_nodes()) {
+    std::vector<const NodePtr*> work{&other};
+    while (!work.empty()) {
+      const NodePtr& p = *work.back();
+      work.pop_back();
+      if (!seen.insert(p.get()).second) continue;
+      if (reached.contains(p.get())) {
+        if (marked.insert(p.get()).second) roots.push_back(p);
+        continue;
+      }
+      for (const NodePtr& in : p->inputs)
+        if (in->is_pending()) work.push_back(&in);
+    }
+  }
+  CapturedTrace captured = capture_trace(roots);
+  dump_trace(captured.trace);
+  counters::syncs.add();
+  std::vector<BufferPtr> outputs = current_backend().run(captured.trace, options);
+  for (size_t i = 0; i < roots.size(); ++i) roots[i]->realize(std::move(outputs[i]));
+  g_recorded_at_last_sync.store(counters::nodes_recorded.get(), std::memory_order_relaxed);
+}
+
+void maybe_auto_sync() {
+  int64_t pending = counters::nodes_recorded.get() - g_recorded_at_last_sync.load(std::memory_order_relaxed);
+  if (pending < g_threshold.load(std::memory_order_relaxed) || t_in_auto_sync) return;
+  t_in_auto_sync = true;
+  try {
+    counters::auto_syncs.add();
+    sync_nodes(live_pending_nodes());
+  } catch (...) {
+    t_in_auto_sync = false;
+    throw;
+  }
+  t_in_auto_sync = false;
+  g_recorded_at_last_sync.store(counters::nodes_recorded.get(), std::memory_order_relaxed);
+}
+
+Backend& current_backend() {
+  std::lock_guard<std::recursive_mutex> lock(sync_mutex());
+  if (!g_backend) {
+    const char* env = std::getenv("LT_BACKEND");
+    g_backend_name = env ? env : "";
+    g_backend = &resolve_backend(g_backend_name);
+  }
+  return *g_backend;
+}
+
+void set_backend(const std::string& name) {
+  std::lock_guard<std::recursive_mutex> lock(sync_mutex());
+  g_backend = &resolve_backend(name);
+  g_backend_name = name;
+}
+
+std::string backend_name() { return std::string(current_backend().name()); }
+
+}  // namespace runtime
+
+void sync(absl::Span<const Tensor> tensors) {
+  std::vector<NodePtr> nodes;
+  for (const Tensor& t : tensors)
+    if (t.defined()) nodes.push_back(t.node());
+  runtime::sync_nodes(nodes);
+}
+
+void sync() { runtime::sync_nodes(runtime::live_pending_nodes()); }
+
+void set_sync_threshold(int64_t nodes) { runtime::g_threshold.store(nodes); }
+int64_t sync_threshold() { return runtime::g_threshold.load(); }
+int64_t pending_tensor_count() { return static_cast<int64_t>(runtime::live_pending_nodes().size()); }
+
+}  // namespace lt

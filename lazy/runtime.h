@@ -1,0 +1,33 @@
+// lazy/runtime.h — the sync machinery behind lt::sync (internal to lazy/).
+#pragma once
+
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "absl/types/span.h"
+#include "ir/node.h"
+#include "trace/backend.h"
+
+namespace lt {
+
+struct TensorImpl;
+
+namespace runtime {
+
+void register_live(TensorImpl* impl);
+void unregister_live(TensorImpl* impl);
+/// Calls f(impl) for each live tensor, under the registry lock.
+void for_each_live(const std::function<void(TensorImpl*)>& f);
+
+/// Computes `roots` (pending nodes), realising each in place.
+void sync_nodes(absl::Span<const NodePtr> roots, const RunOptions& options = {});
+/// Called after each recorded op: syncs everything when the pending graph is too large.
+void maybe_auto_sync();
+/// The backend named by LT_BACKEND ("cpu" by default when built, else "reference").
+Backend& current_backend();
+void set_backend(const std::string& name);
+std::string backend_name();
+
+}  // namespace runtime
+}  // namespace lt

@@ -1,0 +1,441 @@
+// lazy/tensor.cpp — lt::Tensor: handles, data access, in-place rebinding and
+// the thin wrappers over ir/builder.h.
+#include "lazy/tensor.h"
+
+#include <cstring>
+#include <sstream>
+
+#include "autograd/autograd.h"
+#include "lazy/runtime.h"
+#include "lazy/tensor_impl.h"
+
+namespace lt {
+
+// ---- TensorImpl ----
+
+TensorImpl::TensorImpl(NodePtr n) : node(std::move(n)) { runtime::register_live(this); }
+TensorImpl::~TensorImpl() { runtime::unregister_live(this); }
+
+void TensorImpl::rebind(NodePtr n) {
+  if (leaf_requires_grad && !n->requires_grad) {
+    // A leaf that requires grad keeps doing so after an update made under
+    // no_grad: mark a fresh identity node, never a node others may share.
+    n = ops::detach(n);
+    n->requires_grad = true;
+  }
+  node = std::move(n);
+  ++version;
+}
+
+NodePtr Scalar::node() const {
+  if (dtype_ == DType::Float64) return ops::scalar(f_, DType::Float64, true);
+  return ops::scalar_int(i_, dtype_, true);
+}
+
+namespace {
+Tensor wrap(NodePtr n) {
+  Tensor t(std::move(n));
+  runtime::maybe_auto_sync();
+  return t;
+}
+const NodePtr& N(const Tensor& t) {
+  if (!t.defined()) fail(ErrorKind::Runtime, "use of an undefined tensor");
+  return t.node();
+}
+NodePtr opt(const Tensor& t) { return t.defined() ? t.node() : nullptr; }
+}  // namespace
+
+Tensor::Tensor(NodePtr node) : impl_(std::make_shared<TensorImpl>(std::move(node))) {}
+
+const NodePtr& Tensor::node() const {
+  if (!impl_) fail(ErrorKind::Runtime, "use of an undefined tensor");
+  return impl_->node;
+}
+
+int64_t Tensor::size(int64_t dim) const { return shape()[normalize_dim("size", dim, ndim())]; }
+
+Tensor Tensor::from_data(const void* data, DType dtype, Shape shape) {
+  for (int64_t d : shape)
+    if (d < 0) fail(ErrorKind::Runtime, "from_data: negative dimension in shape ", shape_str(shape));
+  BufferPtr b = make_buffer(dtype, shape_numel(shape));
+  if (b->nbytes()) std::memcpy(b->data(), data, b->nbytes());
+  return Tensor(make_input(std::move(b), std::move(shape)));
+}
+
+BufferPtr Tensor::buffer() const {
+  const NodePtr& n = node();
+  if (n->op == Op::Scalar) {  // a bare scalar has no buffer: materialise it
+    BufferPtr b = make_buffer(n->dtype, 1);
+    switch (n->dtype) {
+      case DType::Bool: *b->as<uint8_t>() = n->scalar.i != 0; break;
+      case DType::Int32: *b->as<int32_t>() = static_cast<int32_t>(n->scalar.i); break;
+      case DType::Int64: *b->as<int64_t>() = n->scalar.i; break;
+      case DType::Float32: *b->as<float>() = static_cast<float>(n->scalar.f); break;
+      case DType::Float64: *b->as<double>() = n->scalar.f; break;
+    }
+    return b;
+  }
+  if (n->is_pending()) runtime::sync_nodes({n});
+  return n->buffer;
+}
+
+void Tensor::copy_to(void* dst, size_t nbytes) const {
+  BufferPtr b = buffer();
+  if (nbytes != b->nbytes()) {
+    fail(ErrorKind::Runtime, "copy_to: destination has ", nbytes, " bytes, tensor ", shape_str(shape()), " of ",
+         dtype_name(dtype()), " has ", b->nbytes());
+  }
+  if (nbytes) std::memcpy(dst, b->data(), nbytes);
+}
+
+template <typename S, typename D>
+static void convert_loop(const S* s, D* d, int64_t n) {
+  for (int64_t i = 0; i < n; ++i) {
+    if constexpr (std::is_same_v<D, uint8_t>) d[i] = s[i] != 0;
+    else d[i] = static_cast<D>(s[i]);
+  }
+}
+
+template <typename S>
+static void convert_from(const S* s, int64_t n, void* dst, DType dd) {
+  switch (dd) {
+    case DType::Bool: return convert_loop(s, static_cast<uint8_t*>(dst), n);
+    case DType::Int32: return convert_loop(s, static_cast<int32_t*>(dst), n);
+    case DType::Int64: return convert_loop(s, static_cast<int64_t*>(dst), n);
+    case DType::Float32: return convert_loop(s, static_cast<float*>(dst), n);
+    case DType::Float64: return convert_loop(s, static_cast<double*>(dst), n);
+  }
+}
+
+void convert_elements(const void* src, DType dtype, int64_t n, void* dst, DType dst_dtype) {
+  switch (dtype) {
+    case DType::Bool: return convert_from(static_cast<const uint8_t*>(src), n, dst, dst_dtype);
+    case DType::Int32: return convert_from(static_cast<const int32_t*>(src), n, dst, dst_dtype);
+    case DType::Int64: return convert_from(static_cast<const int64_t*>(src), n, dst, dst_dtype);
+    case DType::Float32: return convert_from(static_cast<const float*>(src), n, dst, dst_dtype);
+    case DType::Float64: return convert_from(static_cast<const double*>(src), n, dst, dst_dtype);
+  }
+}
+
+std::string Tensor::to_string() const {
+  std::vector<double> v = to_vector<double>();
+  std::ostringstream os;
+  os << "tensor(" << dtype_name(dtype()) << shape_str(shape()) << " [";
+  for (size_t i = 0; i < v.size() && i < 64; ++i) os << (i ? ", " : "") << v[i];
+  if (v.size() > 64) os << ", ...";
+  os << "])";
+  return os.str();
+}
+
+// ---- autograd ----
+
+bool Tensor::requires_grad() const { return node()->requires_grad; }
+
+Tensor& Tensor::requires_grad_(bool enabled) {
+  const NodePtr& n = node();
+  if (enabled && !is_floating(n->dtype)) {
+    fail(ErrorKind::Runtime, "requires_grad_: only tensors of floating point dtype can require gradients, got ",
+         dtype_name(n->dtype));
+  }
+  if (!enabled) {
+    if (n->requires_grad && !is_leaf()) {
+      fail(ErrorKind::Runtime, "requires_grad_: you can only change requires_grad flags of leaf variables");
+    }
+    impl_->leaf_requires_grad = false;
+    if (n->requires_grad) impl_->node = ops::detach(n);
+    return *this;
+  }
+  if (n->requires_grad) return *this;
+  impl_->leaf_requires_grad = true;
+  NodePtr d = ops::detach(n);
+  d->requires_grad = true;
+  impl_->node = std::move(d);
+  return *this;
+}
+
+bool Tensor::is_leaf() const { return !node()->requires_grad || impl_->leaf_requires_grad; }
+
+Tensor Tensor::grad() const { return impl_ && impl_->grad ? Tensor(impl_->grad) : Tensor(); }
+
+void Tensor::set_grad(const Tensor& g) {
+  if (g.defined() && g.shape() != shape()) {
+    fail(ErrorKind::Runtime, "set_grad: assigned grad has shape ", shape_str(g.shape()), " but the tensor has shape ",
+         shape_str(shape()));
+  }
+  impl_->grad = g.defined() ? g.impl() : nullptr;
+}
+
+uint64_t Tensor::version() const { return impl_->version; }
+
+Tensor Tensor::detach() const { return Tensor(ops::detach(node())); }
+
+// ---- in-place ----
+
+static void check_inplace(const Tensor& t, std::string_view op) {
+  if (t.impl()->leaf_requires_grad && grad_mode_enabled()) {
+    fail(ErrorKind::Runtime, op, ": a leaf tensor that requires grad is being used in an in-place operation");
+  }
+}
+
+Tensor& Tensor::assign(const Tensor& value) {
+  check_inplace(*this, "assign");
+  NodePtr v = N(value);
+  if (v->shape != shape()) v = ops::expand(v, shape());
+  impl_->rebind(ops::cast(v, dtype()));
+  runtime::maybe_auto_sync();
+  return *this;
+}
+
+static Tensor& inplace(Tensor& self, std::string_view op, NodePtr value) {
+  check_inplace(self, op);
+  if (value->shape != self.shape()) {
+    fail(ErrorKind::Runtime, op, ": output with shape ", shape_str(self.shape()),
+         " doesn't match the broadcast shape ", shape_str(value->shape));
+  }
+  if (value->dtype != self.dtype() && !is_floating(self.dtype()) && is_floating(value->dtype)) {
+    fail(ErrorKind::Runtime, op, ": result type ", dtype_name(value->dtype), " can't be cast to the desired output type ",
+         dtype_name(self.dtype()));
+  }
+  self.impl()->rebind(ops::cast(value, self.dtype()));
+  runtime::maybe_auto_sync();
+  return self;
+}
+
+Tensor& Tensor::add_(const Tensor& o, Scalar alpha) {
+  NodePtr rhs = alpha.to_double() == 1.0 ? N(o) : ops::mul(N(o), alpha.node());
+  return inplace(*this, "add_", ops::add(node(), rhs));
+}
+Tensor& Tensor::sub_(const Tensor& o, Scalar alpha) {
+  NodePtr rhs = alpha.to_double() == 1.0 ? N(o) : ops::mul(N(o), alpha.node());
+  return inplace(*this, "sub_", ops::sub(node(), rhs));
+}
+Tensor& Tensor::mul_(const Tensor& o) { return inplace(*this, "mul_", ops::mul(node(), N(o))); }
+Tensor& Tensor::div_(const Tensor& o) { return inplace(*this, "div_", ops::div(node(), N(o))); }
+Tensor& Tensor::add_(Scalar o) { return inplace(*this, "add_", ops::add(node(), o.node())); }
+Tensor& Tensor::sub_(Scalar o) { return inplace(*this, "sub_", ops::sub(node(), o.node())); }
+Tensor& Tensor::mul_(Scalar o) { return inplace(*this, "mul_", ops::mul(node(), o.node())); }
+Tensor& Tensor::div_(Scalar o) { return inplace(*this, "div_", ops::div(node(), o.node())); }
+Tensor& Tensor::zero_() { return fill_(0); }
+Tensor& Tensor::fill_(Scalar v) {
+  return inplace(*this, "fill_", ops::full_like_node(ops::cast(v.node(), dtype()), shape()));
+}
+Tensor& Tensor::copy_(const Tensor& src) {
+  NodePtr s = N(src);
+  if (s->shape != shape()) s = ops::expand(s, shape());
+  check_inplace(*this, "copy_");
+  impl_->rebind(ops::cast(s, dtype()));
+  runtime::maybe_auto_sync();
+  return *this;
+}
+Tensor& Tensor::clamp_(std::optional<Scalar> min, std::optional<Scalar> max) {
+  return inplace(*this, "clamp_", ops::clamp(node(), min ? min->node() : nullptr, max ? max->node() : nullptr));
+}
+Tensor& Tensor::masked_fill_(const Tensor& mask, Scalar value) {
+  return inplace(*this, "masked_fill_", ops::masked_fill(node(), N(mask), value.node()));
+}
+
+// ---- methods ----
+Tensor Tensor::to(DType d) const { return lt::cast(*this, d); }
+Tensor Tensor::reshape(absl::Span<const int64_t> s) const { return lt::reshape(*this, s); }
+Tensor Tensor::permute(absl::Span<const int64_t> p) const { return lt::permute(*this, p); }
+Tensor Tensor::transpose(int64_t a, int64_t b) const { return lt::transpose(*this, a, b); }
+Tensor Tensor::expand(absl::Span<const int64_t> s) const { return lt::expand(*this, s); }
+Tensor Tensor::squeeze(std::optional<int64_t> d) const { return lt::squeeze(*this, d); }
+Tensor Tensor::unsqueeze(int64_t d) const { return lt::unsqueeze(*this, d); }
+Tensor Tensor::flatten(int64_t s, int64_t e) const { return lt::flatten(*this, s, e); }
+Tensor Tensor::slice(int64_t d, std::optional<int64_t> s, std::optional<int64_t> e, int64_t st) const {
+  return lt::slice(*this, d, s, e, st);
+}
+Tensor Tensor::select(int64_t d, int64_t i) const { return lt::select(*this, d, i); }
+Tensor Tensor::sum(absl::Span<const int64_t> d, bool k) const { return lt::sum(*this, d, k); }
+Tensor Tensor::mean(absl::Span<const int64_t> d, bool k) const { return lt::mean(*this, d, k); }
+Tensor Tensor::max() const { return lt::amax(*this); }
+Tensor Tensor::min() const { return lt::amin(*this); }
+Tensor Tensor::exp() const { return lt::exp(*this); }
+Tensor Tensor::log() const { return lt::log(*this); }
+Tensor Tensor::neg() const { return lt::neg(*this); }
+Tensor Tensor::abs() const { return lt::abs(*this); }
+Tensor Tensor::sqrt() const { return lt::sqrt(*this); }
+Tensor Tensor::relu() const { return lt::relu(*this); }
+Tensor Tensor::sigmoid() const { return lt::sigmoid(*this); }
+Tensor Tensor::tanh() const { return lt::tanh(*this); }
+Tensor Tensor::matmul(const Tensor& o) const { return lt::matmul(*this, o); }
+Tensor Tensor::clone() const { return Tensor(node()); }
+
+// ---- creation ----
+Tensor zeros(Shape s, DType d) { return wrap(ops::zeros(std::move(s), d)); }
+Tensor ones(Shape s, DType d) { return wrap(ops::ones(std::move(s), d)); }
+Tensor full(Shape s, Scalar v, std::optional<DType> d) {
+  DType dt = d.value_or(v.dtype() == DType::Float64 ? kDefaultFloat : v.dtype());
+  return wrap(ops::full_like_node(ops::cast(v.node(), dt), std::move(s)));
+}
+Tensor scalar_tensor(Scalar v, std::optional<DType> d) {
+  DType dt = d.value_or(v.dtype() == DType::Float64 ? kDefaultFloat : v.dtype());
+  // A 0-dim tensor, not a wrapped number: it ranks as a tensor in promotion.
+  if (is_floating(dt)) return wrap(ops::scalar(v.to_double(), dt, /*wrapped=*/false));
+  return wrap(ops::scalar_int(v.dtype() == DType::Float64 ? static_cast<int64_t>(v.to_double()) : v.to_int(), dt, false));
+}
+Tensor arange(Scalar end) { return arange(0, end); }
+Tensor arange(Scalar start, Scalar end, Scalar step, std::optional<DType> d) {
+  bool integral = start.dtype() != DType::Float64 && end.dtype() != DType::Float64 && step.dtype() != DType::Float64;
+  return wrap(ops::arange(start.to_double(), end.to_double(), step.to_double(),
+                          d ? d : (integral ? std::optional<DType>(DType::Int64) : std::optional<DType>(kDefaultFloat))));
+}
+Tensor linspace(double a, double b, int64_t n, DType d) { return wrap(ops::linspace(a, b, n, d)); }
+Tensor eye(int64_t n, std::optional<int64_t> m, DType d) { return wrap(ops::eye(n, m, d)); }
+Tensor rand(Shape s, int64_t seed, int64_t off, DType d) { return wrap(ops::rand(std::move(s), seed, off, d)); }
+Tensor randn(Shape s, int64_t seed, int64_t off, DType d) { return wrap(ops::randn(std::move(s), seed, off, d)); }
+Tensor randint(int64_t lo, int64_t hi, Shape s, int64_t seed, int64_t off, DType d) {
+  return wrap(ops::randint(lo, hi, std::move(s), seed, off, d));
+}
+
+// ---- elementwise ----
+Tensor cast(const Tensor& x, DType d) { return wrap(ops::cast(N(x), d)); }
+#define LT_DEFINE_UNARY(name) \
+  Tensor name(const Tensor& x) { return wrap(ops::name(N(x))); }
+LT_DEFINE_UNARY(neg) LT_DEFINE_UNARY(abs) LT_DEFINE_UNARY(exp) LT_DEFINE_UNARY(log) LT_DEFINE_UNARY(log1p)
+LT_DEFINE_UNARY(expm1) LT_DEFINE_UNARY(sqrt) LT_DEFINE_UNARY(rsqrt) LT_DEFINE_UNARY(sin) LT_DEFINE_UNARY(cos)
+LT_DEFINE_UNARY(tanh) LT_DEFINE_UNARY(erf) LT_DEFINE_UNARY(sigmoid) LT_DEFINE_UNARY(relu) LT_DEFINE_UNARY(silu)
+LT_DEFINE_UNARY(floor) LT_DEFINE_UNARY(ceil) LT_DEFINE_UNARY(round) LT_DEFINE_UNARY(sign)
+LT_DEFINE_UNARY(reciprocal) LT_DEFINE_UNARY(logical_not) LT_DEFINE_UNARY(isnan) LT_DEFINE_UNARY(isfinite)
+#undef LT_DEFINE_UNARY
+Tensor gelu(const Tensor& x, bool t) { return wrap(ops::gelu(N(x), t)); }
+Tensor softplus(const Tensor& x, double b, double th) { return wrap(ops::softplus(N(x), b, th)); }
+Tensor detach(const Tensor& x) { return x.detach(); }
+
+#define LT_DEFINE_BINARY(name)                                                                   \
+  Tensor name(const Tensor& a, const Tensor& b) { return wrap(ops::name(N(a), N(b))); }          \
+  Tensor name(const Tensor& a, Scalar b) { return wrap(ops::name(N(a), b.node())); }             \
+  Tensor name(Scalar a, const Tensor& b) { return wrap(ops::name(a.node(), N(b))); }
+LT_DEFINE_BINARY(add) LT_DEFINE_BINARY(sub) LT_DEFINE_BINARY(mul) LT_DEFINE_BINARY(div) LT_DEFINE_BINARY(pow)
+LT_DEFINE_BINARY(maximum) LT_DEFINE_BINARY(minimum) LT_DEFINE_BINARY(eq) LT_DEFINE_BINARY(ne)
+LT_DEFINE_BINARY(lt) LT_DEFINE_BINARY(le) LT_DEFINE_BINARY(gt) LT_DEFINE_BINARY(ge)
+LT_DEFINE_BINARY(logical_and) LT_DEFINE_BINARY(logical_or)
+#undef LT_DEFINE_BINARY
+
+Tensor where(const Tensor& c, const Tensor& a, const Tensor& b) { return wrap(ops::where(N(c), N(a), N(b))); }
+Tensor where(const Tensor& c, const Tensor& a, Scalar b) { return wrap(ops::where(N(c), N(a), b.node())); }
+Tensor where(const Tensor& c, Scalar a, const Tensor& b) { return wrap(ops::where(N(c), a.node(), N(b))); }
+Tensor clamp(const Tensor& x, std::optional<Scalar> lo, std::optional<Scalar> hi) {
+  return wrap(ops::clamp(N(x), lo ? lo->node() : nullptr, hi ? hi->node() : nullptr));
+}
+Tensor clamp(const Tensor& x, const Tensor& lo, const Tensor& hi) { return wrap(ops::clamp(N(x), opt(lo), opt(hi))); }
+
+Tensor operator+(const Tensor& a, const Tensor& b) { return add(a, b); }
+Tensor operator-(const Tensor& a, const Tensor& b) { return sub(a, b); }
+Tensor operator*(const Tensor& a, const Tensor& b) { return mul(a, b); }
+Tensor operator/(const Tensor& a, const Tensor& b) { return div(a, b); }
+Tensor operator+(const Tensor& a, Scalar b) { return add(a, b); }
+Tensor operator-(const Tensor& a, Scalar b) { return sub(a, b); }
+Tensor operator*(const Tensor& a, Scalar b) { return mul(a, b); }
+Tensor operator/(const Tensor& a, Scalar b) { return div(a, b); }
+Tensor operator+(Scalar a, const Tensor& b) { return add(a, b); }
+Tensor operator-(Scalar a, const Tensor& b) { return sub(a, b); }
+Tensor operator*(Scalar a, const Tensor& b) { return mul(a, b); }
+Tensor operator/(Scalar a, const Tensor& b) { return div(a, b); }
+Tensor operator-(const Tensor& a) { return neg(a); }
+Tensor operator==(const Tensor& a, const Tensor& b) { return eq(a, b); }
+Tensor operator!=(const Tensor& a, const Tensor& b) { return ne(a, b); }
+Tensor operator<(const Tensor& a, const Tensor& b) { return lt(a, b); }
+Tensor operator<=(const Tensor& a, const Tensor& b) { return le(a, b); }
+Tensor operator>(const Tensor& a, const Tensor& b) { return gt(a, b); }
+Tensor operator>=(const Tensor& a, const Tensor& b) { return ge(a, b); }
+Tensor operator&&(const Tensor& a, const Tensor& b) { return logical_and(a, b); }
+Tensor operator||(const Tensor& a, const Tensor& b) { return logical_or(a, b); }
+Tensor operator!(const Tensor& a) { return logical_not(a); }
+
+// ---- reductions ----
+Tensor sum(const Tensor& x, absl::Span<const int64_t> d, bool k, std::optional<DType> dt) {
+  return wrap(ops::sum(N(x), d, k, dt));
+}
+Tensor prod(const Tensor& x, absl::Span<const int64_t> d, bool k, std::optional<DType> dt) {
+  return wrap(ops::prod(N(x), d, k, dt));
+}
+Tensor mean(const Tensor& x, absl::Span<const int64_t> d, bool k) { return wrap(ops::mean(N(x), d, k)); }
+Tensor amax(const Tensor& x, absl::Span<const int64_t> d, bool k) { return wrap(ops::amax(N(x), d, k)); }
+Tensor amin(const Tensor& x, absl::Span<const int64_t> d, bool k) { return wrap(ops::amin(N(x), d, k)); }
+Tensor argmax(const Tensor& x, std::optional<int64_t> d, bool k) { return wrap(ops::argmax(N(x), d, k)); }
+Tensor argmin(const Tensor& x, std::optional<int64_t> d, bool k) { return wrap(ops::argmin(N(x), d, k)); }
+Tensor var(const Tensor& x, absl::Span<const int64_t> d, int64_t c, bool k) { return wrap(ops::var(N(x), d, c, k)); }
+Tensor std(const Tensor& x, absl::Span<const int64_t> d, int64_t c, bool k) { return wrap(ops::std(N(x), d, c, k)); }
+Tensor logsumexp(const Tensor& x, absl::Span<const int64_t> d, bool k) { return wrap(ops::logsumexp(N(x), d, k)); }
+Tensor all(const Tensor& x, absl::Span<const int64_t> d, bool k) { return wrap(ops::all(N(x), d, k)); }
+Tensor any(const Tensor& x, absl::Span<const int64_t> d, bool k) { return wrap(ops::any(N(x), d, k)); }
+Tensor cumsum(const Tensor& x, int64_t d, std::optional<DType> dt) { return wrap(ops::cumsum(N(x), d, dt)); }
+
+// ---- movement ----
+Tensor reshape(const Tensor& x, absl::Span<const int64_t> s) { return wrap(ops::reshape(N(x), s)); }
+Tensor flatten(const Tensor& x, int64_t s, int64_t e) { return wrap(ops::flatten(N(x), s, e)); }
+Tensor permute(const Tensor& x, absl::Span<const int64_t> p) { return wrap(ops::permute(N(x), p)); }
+Tensor transpose(const Tensor& x, int64_t a, int64_t b) { return wrap(ops::transpose(N(x), a, b)); }
+Tensor expand(const Tensor& x, absl::Span<const int64_t> s) { return wrap(ops::expand(N(x), s)); }
+Tensor squeeze(const Tensor& x, std::optional<int64_t> d) { return wrap(ops::squeeze(N(x), d)); }
+Tensor unsqueeze(const Tensor& x, int64_t d) { return wrap(ops::unsqueeze(N(x), d)); }
+Tensor slice(const Tensor& x, int64_t d, std::optional<int64_t> s, std::optional<int64_t> e, int64_t st) {
+  return wrap(ops::slice(N(x), d, s, e, st));
+}
+Tensor narrow(const Tensor& x, int64_t d, int64_t s, int64_t l) { return wrap(ops::narrow(N(x), d, s, l)); }
+Tensor select(const Tensor& x, int64_t d, int64_t i) { return wrap(ops::select(N(x), d, i)); }
+Tensor flip(const Tensor& x, absl::Span<const int64_t> d) { return wrap(ops::flip(N(x), d)); }
+Tensor pad(const Tensor& x, absl::Span<const int64_t> p, double v) { return wrap(ops::pad(N(x), p, v)); }
+static std::vector<NodePtr> nodes_of(const std::vector<Tensor>& xs) {
+  std::vector<NodePtr> out;
+  for (const Tensor& x : xs) out.push_back(N(x));
+  return out;
+}
+static std::vector<Tensor> tensors_of(const std::vector<NodePtr>& ns) {
+  std::vector<Tensor> out;
+  for (const NodePtr& n : ns) out.push_back(wrap(n));
+  return out;
+}
+Tensor cat(const std::vector<Tensor>& xs, int64_t d) { return wrap(ops::cat(nodes_of(xs), d)); }
+Tensor stack(const std::vector<Tensor>& xs, int64_t d) { return wrap(ops::stack(nodes_of(xs), d)); }
+std::vector<Tensor> split(const Tensor& x, int64_t s, int64_t d) { return tensors_of(ops::split(N(x), s, d)); }
+std::vector<Tensor> split(const Tensor& x, absl::Span<const int64_t> s, int64_t d) {
+  return tensors_of(ops::split_sizes(N(x), s, d));
+}
+std::vector<Tensor> chunk(const Tensor& x, int64_t c, int64_t d) { return tensors_of(ops::chunk(N(x), c, d)); }
+Tensor tril(const Tensor& x, int64_t k) { return wrap(ops::tril(N(x), k)); }
+Tensor triu(const Tensor& x, int64_t k) { return wrap(ops::triu(N(x), k)); }
+
+// ---- indexing ----
+Tensor index_select(const Tensor& x, int64_t d, const Tensor& i) { return wrap(ops::index_select(N(x), d, N(i))); }
+Tensor gather(const Tensor& x, int64_t d, const Tensor& i) { return wrap(ops::gather(N(x), d, N(i))); }
+Tensor scatter_add(const Tensor& x, int64_t d, const Tensor& i, const Tensor& s) {
+  return wrap(ops::scatter_add(N(x), d, N(i), N(s)));
+}
+Tensor index_add(const Tensor& x, int64_t d, const Tensor& i, const Tensor& s, double a) {
+  return wrap(ops::index_add(N(x), d, N(i), N(s), a));
+}
+Tensor masked_fill(const Tensor& x, const Tensor& m, Scalar v) { return wrap(ops::masked_fill(N(x), N(m), v.node())); }
+Tensor masked_fill(const Tensor& x, const Tensor& m, const Tensor& v) {
+  return wrap(ops::masked_fill(N(x), N(m), N(v)));
+}
+
+// ---- nn ----
+Tensor matmul(const Tensor& a, const Tensor& b) { return wrap(ops::matmul(N(a), N(b))); }
+Tensor linear(const Tensor& x, const Tensor& w, const Tensor& b) { return wrap(ops::linear(N(x), N(w), opt(b))); }
+Tensor softmax(const Tensor& x, int64_t d) { return wrap(ops::softmax(N(x), d)); }
+Tensor log_softmax(const Tensor& x, int64_t d) { return wrap(ops::log_softmax(N(x), d)); }
+Tensor layer_norm(const Tensor& x, absl::Span<const int64_t> ns, const Tensor& w, const Tensor& b, double eps) {
+  return wrap(ops::layer_norm(N(x), ns, opt(w), opt(b), eps));
+}
+Tensor cross_entropy(const Tensor& l, const Tensor& t, Reduction r, int64_t ig) {
+  return wrap(ops::cross_entropy(N(l), N(t), r, ig));
+}
+Tensor nll_loss(const Tensor& l, const Tensor& t, Reduction r, int64_t ig) {
+  return wrap(ops::nll_loss(N(l), N(t), r, ig));
+}
+Tensor mse_loss(const Tensor& a, const Tensor& b, Reduction r) { return wrap(ops::mse_loss(N(a), N(b), r)); }
+Tensor one_hot(const Tensor& index, int64_t num_classes) {
+  if (num_classes < 0) {
+    if (index.dtype() != DType::Int64) {
+      fail(ErrorKind::Runtime, "one_hot: is only applicable to index tensors of dtype int64");
+    }
+    num_classes = index.numel() == 0 ? 0 : amax(index).item<int64_t>() + 1;
+  }
+  return wrap(ops::one_hot(N(index), num_classes));
+}
+Tensor embedding(const Tensor& w, const Tensor& i) { return wrap(ops::embedding(N(w), N(i))); }
+
+}  // namespace lt

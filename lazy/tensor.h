@@ -1,0 +1,356 @@
+// lazy/tensor.h — lt::Tensor, the public C++ API.
+//
+// A Tensor is a handle to a mutable slot (TensorImpl) that points at its
+// current value: a pending IR node, or a materialised one. Every op records a
+// node and returns at once; values are computed at a sync point: lt::sync(),
+// or reading data (item, to_vector). In-place ops rebind the slot to a new
+// node, so a parameter keeps its identity while its value moves on.
+#pragma once
+
+#include <cstdint>
+#include <initializer_list>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "absl/types/span.h"
+#include "ir/builder.h"
+#include "ir/error.h"
+#include "ir/node.h"
+
+namespace lt {
+
+struct TensorImpl;
+
+/// A number in user code: ranks below tensors in type promotion, like a
+/// Python number in PyTorch.
+class Scalar {
+ public:
+  Scalar(double v) : f_(v), i_(0), dtype_(DType::Float64) {}
+  Scalar(float v) : Scalar(static_cast<double>(v)) {}
+  Scalar(int v) : f_(v), i_(v), dtype_(DType::Int64) {}
+  Scalar(long v) : f_(static_cast<double>(v)), i_(v), dtype_(DType::Int64) {}
+  Scalar(long long v) : f_(static_cast<double>(v)), i_(v), dtype_(DType::Int64) {}
+  Scalar(bool v) : f_(v), i_(v), dtype_(DType::Bool) {}
+  DType dtype() const { return dtype_; }
+  double to_double() const { return f_; }
+  int64_t to_int() const { return i_; }
+  /// A wrapped Scalar node.
+  NodePtr node() const;
+
+ private:
+  double f_;
+  int64_t i_;
+  DType dtype_;
+};
+
+class Tensor {
+ public:
+  Tensor() = default;
+  explicit Tensor(NodePtr node);
+  explicit Tensor(std::shared_ptr<TensorImpl> impl) : impl_(std::move(impl)) {}
+
+  // ---- creation from host data ----
+  static Tensor from_data(const void* data, DType dtype, Shape shape);  ///< copies
+  template <typename T>
+  static Tensor from_vector(const std::vector<T>& values, Shape shape);
+  template <typename T>
+  static Tensor from_vector(const std::vector<T>& values) {
+    return from_vector(values, Shape{static_cast<int64_t>(values.size())});
+  }
+
+  bool defined() const { return impl_ != nullptr; }
+  const NodePtr& node() const;  ///< the current value
+  const Shape& shape() const { return node()->shape; }
+  DType dtype() const { return node()->dtype; }
+  int64_t ndim() const { return node()->ndim(); }
+  int64_t dim() const { return ndim(); }
+  int64_t numel() const { return node()->numel(); }
+  int64_t size(int64_t dim) const;
+  bool is_materialized() const { return node()->is_materialized(); }
+  const std::shared_ptr<TensorImpl>& impl() const { return impl_; }
+  /// Two handles to the same slot.
+  bool is_same(const Tensor& other) const { return impl_ == other.impl_; }
+  std::string to_string() const;  ///< syncs; values like PyTorch's repr
+
+  // ---- data (each syncs this tensor) ----
+  template <typename T>
+  T item() const;
+  template <typename T>
+  std::vector<T> to_vector() const;  ///< row-major, converted to T
+  void copy_to(void* dst, size_t nbytes) const;  ///< raw row-major bytes of dtype()
+  /// The materialised buffer (syncs). Shares storage.
+  BufferPtr buffer() const;
+
+  // ---- autograd ----
+  bool requires_grad() const;
+  Tensor& requires_grad_(bool enabled = true);
+  bool is_leaf() const;
+  Tensor grad() const;  ///< undefined when none
+  void set_grad(const Tensor& g);
+  /// Seeds with ones for a scalar; a non-scalar needs `gradient`.
+  void backward(const Tensor& gradient = Tensor(), bool retain_graph = false) const;
+  Tensor detach() const;
+  /// Version counter, bumped by every in-place change (autograd checks it).
+  uint64_t version() const;
+
+  // ---- in-place: rebind this slot to a new value ----
+  Tensor& assign(const Tensor& value);  ///< value must have this shape; cast to this dtype
+  Tensor& add_(const Tensor& other, Scalar alpha = 1);
+  Tensor& sub_(const Tensor& other, Scalar alpha = 1);
+  Tensor& mul_(const Tensor& other);
+  Tensor& div_(const Tensor& other);
+  Tensor& add_(Scalar other);
+  Tensor& sub_(Scalar other);
+  Tensor& mul_(Scalar other);
+  Tensor& div_(Scalar other);
+  Tensor& zero_();
+  Tensor& fill_(Scalar value);
+  Tensor& copy_(const Tensor& src);
+  Tensor& clamp_(std::optional<Scalar> min, std::optional<Scalar> max);
+  Tensor& masked_fill_(const Tensor& mask, Scalar value);
+
+  // ---- methods (same as the free functions below) ----
+  Tensor to(DType dtype) const;
+  Tensor reshape(absl::Span<const int64_t> shape) const;
+  Tensor view(absl::Span<const int64_t> shape) const { return reshape(shape); }
+  Tensor permute(absl::Span<const int64_t> perm) const;
+  Tensor transpose(int64_t d0, int64_t d1) const;
+  Tensor t() const { return transpose(0, ndim() < 2 ? 0 : 1); }
+  Tensor expand(absl::Span<const int64_t> shape) const;
+  Tensor squeeze(std::optional<int64_t> dim = std::nullopt) const;
+  Tensor unsqueeze(int64_t dim) const;
+  Tensor flatten(int64_t start = 0, int64_t end = -1) const;
+  Tensor slice(int64_t dim, std::optional<int64_t> start, std::optional<int64_t> stop, int64_t step = 1) const;
+  Tensor select(int64_t dim, int64_t index) const;
+  Tensor sum(absl::Span<const int64_t> dims = {}, bool keepdim = false) const;
+  Tensor mean(absl::Span<const int64_t> dims = {}, bool keepdim = false) const;
+  Tensor max() const;
+  Tensor min() const;
+  Tensor exp() const;
+  Tensor log() const;
+  Tensor neg() const;
+  Tensor abs() const;
+  Tensor sqrt() const;
+  Tensor relu() const;
+  Tensor sigmoid() const;
+  Tensor tanh() const;
+  Tensor matmul(const Tensor& other) const;
+  Tensor clone() const;
+  Tensor contiguous() const { return *this; }
+
+ private:
+  std::shared_ptr<TensorImpl> impl_;
+};
+
+// ---- sync ----
+/// Computes the given tensors (and any intermediate they share with other
+/// live pending tensors) in one trace.
+void sync(absl::Span<const Tensor> tensors);
+inline void sync(const Tensor& t) { sync(absl::MakeConstSpan(&t, 1)); }
+/// Computes every live pending tensor.
+void sync();
+/// Pending node count past which an op syncs all live tensors (LT_SYNC_THRESHOLD, default 50000).
+void set_sync_threshold(int64_t nodes);
+int64_t sync_threshold();
+/// Number of live tensors whose value is pending.
+int64_t pending_tensor_count();
+
+// ---- creation ----
+Tensor zeros(Shape shape, DType dtype = DType::Float32);
+Tensor ones(Shape shape, DType dtype = DType::Float32);
+Tensor full(Shape shape, Scalar value, std::optional<DType> dtype = std::nullopt);
+Tensor arange(Scalar end);
+Tensor arange(Scalar start, Scalar end, Scalar step = 1, std::optional<DType> dtype = std::nullopt);
+Tensor linspace(double start, double end, int64_t steps, DType dtype = DType::Float32);
+Tensor eye(int64_t n, std::optional<int64_t> m = std::nullopt, DType dtype = DType::Float32);
+/// Random numbers from an explicit seed; `offset` selects a disjoint stream
+/// position (a generator advances it by numel per call).
+Tensor rand(Shape shape, int64_t seed, int64_t offset = 0, DType dtype = DType::Float32);
+Tensor randn(Shape shape, int64_t seed, int64_t offset = 0, DType dtype = DType::Float32);
+Tensor randint(int64_t low, int64_t high, Shape shape, int64_t seed, int64_t offset = 0, DType dtype = DType::Int64);
+Tensor scalar_tensor(Scalar value, std::optional<DType> dtype = std::nullopt);  ///< 0-dim
+
+// ---- elementwise ----
+Tensor cast(const Tensor& x, DType dtype);
+#define LT_DECLARE_UNARY(name) Tensor name(const Tensor& x);
+LT_DECLARE_UNARY(neg) LT_DECLARE_UNARY(abs) LT_DECLARE_UNARY(exp) LT_DECLARE_UNARY(log) LT_DECLARE_UNARY(log1p)
+LT_DECLARE_UNARY(expm1) LT_DECLARE_UNARY(sqrt) LT_DECLARE_UNARY(rsqrt) LT_DECLARE_UNARY(sin) LT_DECLARE_UNARY(cos)
+LT_DECLARE_UNARY(tanh) LT_DECLARE_UNARY(erf) LT_DECLARE_UNARY(sigmoid) LT_DECLARE_UNARY(relu) LT_DECLARE_UNARY(silu)
+LT_DECLARE_UNARY(floor) LT_DECLARE_UNARY(ceil) LT_DECLARE_UNARY(round) LT_DECLARE_UNARY(sign)
+LT_DECLARE_UNARY(reciprocal) LT_DECLARE_UNARY(logical_not) LT_DECLARE_UNARY(isnan) LT_DECLARE_UNARY(isfinite)
+#undef LT_DECLARE_UNARY
+Tensor gelu(const Tensor& x, bool tanh_approximation = false);
+Tensor softplus(const Tensor& x, double beta = 1.0, double threshold = 20.0);
+
+#define LT_DECLARE_BINARY(name)                   \
+  Tensor name(const Tensor& a, const Tensor& b);  \
+  Tensor name(const Tensor& a, Scalar b);         \
+  Tensor name(Scalar a, const Tensor& b);
+LT_DECLARE_BINARY(add) LT_DECLARE_BINARY(sub) LT_DECLARE_BINARY(mul) LT_DECLARE_BINARY(div) LT_DECLARE_BINARY(pow)
+LT_DECLARE_BINARY(maximum) LT_DECLARE_BINARY(minimum) LT_DECLARE_BINARY(eq) LT_DECLARE_BINARY(ne)
+LT_DECLARE_BINARY(lt) LT_DECLARE_BINARY(le) LT_DECLARE_BINARY(gt) LT_DECLARE_BINARY(ge)
+LT_DECLARE_BINARY(logical_and) LT_DECLARE_BINARY(logical_or)
+#undef LT_DECLARE_BINARY
+Tensor where(const Tensor& cond, const Tensor& a, const Tensor& b);
+Tensor where(const Tensor& cond, const Tensor& a, Scalar b);
+Tensor where(const Tensor& cond, Scalar a, const Tensor& b);
+Tensor clamp(const Tensor& x, std::optional<Scalar> min, std::optional<Scalar> max);
+Tensor clamp(const Tensor& x, const Tensor& min, const Tensor& max);  ///< either may be undefined
+Tensor detach(const Tensor& x);
+
+Tensor operator+(const Tensor& a, const Tensor& b);
+Tensor operator-(const Tensor& a, const Tensor& b);
+Tensor operator*(const Tensor& a, const Tensor& b);
+Tensor operator/(const Tensor& a, const Tensor& b);
+Tensor operator+(const Tensor& a, Scalar b);
+Tensor operator-(const Tensor& a, Scalar b);
+Tensor operator*(const Tensor& a, Scalar b);
+Tensor operator/(const Tensor& a, Scalar b);
+Tensor operator+(Scalar a, const Tensor& b);
+Tensor operator-(Scalar a, const Tensor& b);
+Tensor operator*(Scalar a, const Tensor& b);
+Tensor operator/(Scalar a, const Tensor& b);
+Tensor operator-(const Tensor& a);
+Tensor operator==(const Tensor& a, const Tensor& b);
+Tensor operator!=(const Tensor& a, const Tensor& b);
+Tensor operator<(const Tensor& a, const Tensor& b);
+Tensor operator<=(const Tensor& a, const Tensor& b);
+Tensor operator>(const Tensor& a, const Tensor& b);
+Tensor operator>=(const Tensor& a, const Tensor& b);
+Tensor operator&&(const Tensor& a, const Tensor& b);
+Tensor operator||(const Tensor& a, const Tensor& b);
+Tensor operator!(const Tensor& a);
+
+// ---- reductions ----
+Tensor sum(const Tensor& x, absl::Span<const int64_t> dims = {}, bool keepdim = false,
+           std::optional<DType> dtype = std::nullopt);
+Tensor prod(const Tensor& x, absl::Span<const int64_t> dims = {}, bool keepdim = false,
+            std::optional<DType> dtype = std::nullopt);
+Tensor mean(const Tensor& x, absl::Span<const int64_t> dims = {}, bool keepdim = false);
+Tensor amax(const Tensor& x, absl::Span<const int64_t> dims = {}, bool keepdim = false);
+Tensor amin(const Tensor& x, absl::Span<const int64_t> dims = {}, bool keepdim = false);
+Tensor argmax(const Tensor& x, std::optional<int64_t> dim = std::nullopt, bool keepdim = false);
+Tensor argmin(const Tensor& x, std::optional<int64_t> dim = std::nullopt, bool keepdim = false);
+Tensor var(const Tensor& x, absl::Span<const int64_t> dims = {}, int64_t correction = 1, bool keepdim = false);
+Tensor std(const Tensor& x, absl::Span<const int64_t> dims = {}, int64_t correction = 1, bool keepdim = false);
+Tensor logsumexp(const Tensor& x, absl::Span<const int64_t> dims, bool keepdim = false);
+Tensor all(const Tensor& x, absl::Span<const int64_t> dims = {}, bool keepdim = false);
+Tensor any(const Tensor& x, absl::Span<const int64_t> dims = {}, bool keepdim = false);
+Tensor cumsum(const Tensor& x, int64_t dim, std::optional<DType> dtype = std::nullopt);
+
+// ---- movement (views) ----
+Tensor reshape(const Tensor& x, absl::Span<const int64_t> shape);
+Tensor flatten(const Tensor& x, int64_t start_dim = 0, int64_t end_dim = -1);
+Tensor permute(const Tensor& x, absl::Span<const int64_t> perm);
+Tensor transpose(const Tensor& x, int64_t dim0, int64_t dim1);
+Tensor expand(const Tensor& x, absl::Span<const int64_t> shape);
+Tensor squeeze(const Tensor& x, std::optional<int64_t> dim = std::nullopt);
+Tensor unsqueeze(const Tensor& x, int64_t dim);
+Tensor slice(const Tensor& x, int64_t dim, std::optional<int64_t> start, std::optional<int64_t> stop, int64_t step = 1);
+Tensor narrow(const Tensor& x, int64_t dim, int64_t start, int64_t length);
+Tensor select(const Tensor& x, int64_t dim, int64_t index);
+Tensor flip(const Tensor& x, absl::Span<const int64_t> dims);
+Tensor pad(const Tensor& x, absl::Span<const int64_t> pads, double value = 0.0);
+Tensor cat(const std::vector<Tensor>& xs, int64_t dim = 0);
+Tensor stack(const std::vector<Tensor>& xs, int64_t dim = 0);
+std::vector<Tensor> split(const Tensor& x, int64_t split_size, int64_t dim = 0);
+std::vector<Tensor> split(const Tensor& x, absl::Span<const int64_t> sizes, int64_t dim = 0);
+std::vector<Tensor> chunk(const Tensor& x, int64_t chunks, int64_t dim = 0);
+Tensor tril(const Tensor& x, int64_t diagonal = 0);
+Tensor triu(const Tensor& x, int64_t diagonal = 0);
+
+// ---- indexing ----
+Tensor index_select(const Tensor& x, int64_t dim, const Tensor& index);
+Tensor gather(const Tensor& x, int64_t dim, const Tensor& index);
+Tensor scatter_add(const Tensor& x, int64_t dim, const Tensor& index, const Tensor& src);
+Tensor index_add(const Tensor& x, int64_t dim, const Tensor& index, const Tensor& src, double alpha = 1.0);
+Tensor masked_fill(const Tensor& x, const Tensor& mask, Scalar value);
+Tensor masked_fill(const Tensor& x, const Tensor& mask, const Tensor& value);
+
+// ---- linear algebra, nn ----
+Tensor matmul(const Tensor& a, const Tensor& b);
+Tensor linear(const Tensor& x, const Tensor& weight, const Tensor& bias = Tensor());
+Tensor softmax(const Tensor& x, int64_t dim);
+Tensor log_softmax(const Tensor& x, int64_t dim);
+Tensor layer_norm(const Tensor& x, absl::Span<const int64_t> normalized_shape, const Tensor& weight = Tensor(),
+                  const Tensor& bias = Tensor(), double eps = 1e-5);
+using ops::Reduction;
+Tensor cross_entropy(const Tensor& logits, const Tensor& target, Reduction reduction = Reduction::Mean,
+                     int64_t ignore_index = -100);
+Tensor nll_loss(const Tensor& log_probs, const Tensor& target, Reduction reduction = Reduction::Mean,
+                int64_t ignore_index = -100);
+Tensor mse_loss(const Tensor& input, const Tensor& target, Reduction reduction = Reduction::Mean);
+/// num_classes = -1 infers max(index) + 1 (this syncs the index).
+Tensor one_hot(const Tensor& index, int64_t num_classes = -1);
+Tensor embedding(const Tensor& weight, const Tensor& index);
+
+// ---- grad mode ----
+class NoGradGuard {
+ public:
+  NoGradGuard() : guard_(false) {}
+
+ private:
+  GradModeGuard guard_;
+};
+
+/// Gradients of `outputs` w.r.t. `inputs` without touching .grad.
+std::vector<Tensor> grad(const std::vector<Tensor>& outputs, const std::vector<Tensor>& inputs,
+                         const std::vector<Tensor>& grad_outputs = {}, bool retain_graph = false,
+                         bool allow_unused = false);
+
+// ---- template definitions ----
+template <typename T>
+constexpr DType dtype_of() {
+  if constexpr (std::is_same_v<T, bool>) return DType::Bool;
+  else if constexpr (std::is_same_v<T, int32_t>) return DType::Int32;
+  else if constexpr (std::is_same_v<T, int64_t>) return DType::Int64;
+  else if constexpr (std::is_same_v<T, float>) return DType::Float32;
+  else if constexpr (std::is_same_v<T, double>) return DType::Float64;
+  else static_assert(sizeof(T) == 0, "unsupported element type");
+}
+
+template <typename T>
+Tensor Tensor::from_vector(const std::vector<T>& values, Shape shape) {
+  if constexpr (std::is_same_v<T, bool>) {
+    std::vector<uint8_t> bytes(values.begin(), values.end());
+    if (static_cast<int64_t>(bytes.size()) != shape_numel(shape)) {
+      fail(ErrorKind::Runtime, "from_vector: ", bytes.size(), " values cannot fill shape ", shape_str(shape));
+    }
+    return from_data(bytes.data(), DType::Bool, std::move(shape));
+  } else {
+    if (static_cast<int64_t>(values.size()) != shape_numel(shape)) {
+      fail(ErrorKind::Runtime, "from_vector: ", values.size(), " values cannot fill shape ", shape_str(shape));
+    }
+    return from_data(values.data(), dtype_of<T>(), std::move(shape));
+  }
+}
+
+/// Converts n elements of `src` (dtype) to T.
+void convert_elements(const void* src, DType dtype, int64_t n, void* dst, DType dst_dtype);
+
+template <typename T>
+std::vector<T> Tensor::to_vector() const {
+  BufferPtr b = buffer();
+  if constexpr (std::is_same_v<T, bool>) {
+    std::vector<uint8_t> tmp(b->numel());
+    convert_elements(b->data(), b->dtype(), b->numel(), tmp.data(), DType::Bool);
+    return std::vector<bool>(tmp.begin(), tmp.end());
+  } else {
+    std::vector<T> out(b->numel());
+    convert_elements(b->data(), b->dtype(), b->numel(), out.data(), dtype_of<T>());
+    return out;
+  }
+}
+
+template <typename T>
+T Tensor::item() const {
+  if (numel() != 1) {
+    fail(ErrorKind::Runtime, "item: a Tensor with ", numel(), " elements (shape ", shape_str(shape()),
+         ") cannot be converted to a scalar");
+  }
+  return to_vector<T>()[0];
+}
+
+}  // namespace lt

@@ -1,0 +1,29 @@
+// lazy/tensor_impl.h — the slot behind an lt::Tensor handle.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+
+#include "ir/node.h"
+
+namespace lt {
+
+struct TensorImpl : std::enable_shared_from_this<TensorImpl> {
+  explicit TensorImpl(NodePtr n);
+  ~TensorImpl();
+  TensorImpl(const TensorImpl&) = delete;
+  TensorImpl& operator=(const TensorImpl&) = delete;
+
+  /// Points the slot at a new value (in-place ops, optimizer updates, sync).
+  void rebind(NodePtr n);
+
+  NodePtr node;                        ///< current value
+  bool leaf_requires_grad = false;     ///< a user-made leaf that requires grad (set by requires_grad_)
+  std::shared_ptr<TensorImpl> grad;    ///< accumulated gradient, or null
+  uint64_t version = 0;                ///< bumped by every in-place change
+  /// Position in the live-tensor registry (lazy/runtime.cpp).
+  TensorImpl* prev_live = nullptr;
+  TensorImpl* next_live = nullptr;
+};
+
+}  // namespace lt
