@@ -141,7 +141,7 @@ BOOST_AUTO_TEST_CASE(rand_is_uniform_in_zero_one_with_mean_half) {
     BOOST_TEST(hi < 1.0);
     BOOST_TEST(std::fabs(mean - 0.5) < 0.005);
     BOOST_TEST(std::fabs(var - 1.0 / 12) < 0.002);
-    BOOST_TEST(lt::rand({2, 3}, 7, 0, dt).dtype() == dt);
+    BOOST_TEST(lt::dtype_name(lt::rand({2, 3}, 7, 0, dt).dtype()) == lt::dtype_name(dt));
   }
   BOOST_TEST(raises([] { lt::rand({2}, 1, 0, DType::Int64); }));
 }
@@ -194,4 +194,10 @@ BOOST_AUTO_TEST_CASE(randint_stays_in_low_high_and_covers_the_range) {
   expect_values(lt::randint(0, 3, {4}, 9, 0, DType::Int32), host({4}, lt::randint(0, 3, {4}, 9).to_vector<double>()),
                 DType::Int32);
   BOOST_TEST(raises([] { lt::randint(3, 3, {2}, 1); }));
+}
+
+BOOST_AUTO_TEST_CASE(linspace_and_arange_into_integer_dtypes_truncate_like_torch) {
+  // torch: linspace(0, 1, 5, dtype=int64) = [0, 0, 0, 0, 1]; arange(0.5, 3.0, 1, dtype=int64) = [0, 1, 2]
+  expect_values(lt::linspace(0, 1, 5, DType::Int64), host({5}, {0, 0, 0, 0, 1}), DType::Int64);
+  expect_values(lt::linspace(-3, 3, 4, DType::Int32), host({4}, {-3, -1, 1, 3}), DType::Int32);
 }

@@ -557,3 +557,32 @@ BOOST_AUTO_TEST_CASE(incompatible_broadcast_shapes_raise) {
   BOOST_TEST(raises([] { lt::add(lt::zeros({2, 3}), lt::zeros({4})); }));
   BOOST_TEST(raises([] { lt::where(lt::zeros({2}, DType::Bool), lt::zeros({3}), lt::zeros({2})); }));
 }
+
+BOOST_AUTO_TEST_CASE(cast_of_nan_and_out_of_range_floats_to_int_gives_the_minimum) {
+  // torch on x86: tensor([nan, 1e10, -1e10, 2.5]).to(int32) = [INT32_MIN x3, 2]; to(int64) of [nan, 1e19, -1e19] = INT64_MIN x3
+  for (DType from : kFloats) {
+    expect_i64(lt::cast(make({4}, {kNaN, 1e10, -1e10, 2.5}, from), DType::Int32),
+               {INT32_MIN, INT32_MIN, INT32_MIN, 2}, {4}, DType::Int32);
+    expect_i64(lt::cast(make({3}, {kNaN, 1e19, -1e19}, from), DType::Int64), {INT64_MIN, INT64_MIN, INT64_MIN}, {3});
+  }
+}
+
+BOOST_AUTO_TEST_CASE(integer_pow_with_negative_exponents_follows_torch) {
+  // torch.pow(tensor([2, -1, 1, 0, -1]), tensor([-1, -3, -2, 2, -2])) = [0, -1, 1, 0, 1]
+  expect_values(lt::pow(make({5}, {2, -1, 1, 0, -1}, DType::Int64), make({5}, {-1, -3, -2, 2, -2}, DType::Int64)),
+                host({5}, {0, -1, 1, 0, 1}), DType::Int64);
+  expect_values(lt::pow(make({2}, {3, -2}, DType::Int32), make({2}, {0, 0}, DType::Int32)), host({2}, {1, 1}),
+                DType::Int32);
+}
+
+BOOST_AUTO_TEST_CASE(elementwise_ops_leave_their_materialised_inputs_unchanged) {
+  Tensor x = make({2, 3}, {1, 2, 3, 4, 5, 6}, DType::Float32);
+  Tensor y = make({2, 3}, {6, 5, 4, 3, 2, 1}, DType::Float32);
+  Tensor r = lt::exp(lt::neg(x)) + lt::mul(y, 2.0) - lt::reshape(x, {3, 2}).t();
+  (void)r.to_vector<float>();
+  expect_values(x, host({2, 3}, {1, 2, 3, 4, 5, 6}), DType::Float32);
+  expect_values(y, host({2, 3}, {6, 5, 4, 3, 2, 1}), DType::Float32);
+  Tensor twice = x + x;  // the same buffer on both sides
+  expect_values(twice, host({2, 3}, {2, 4, 6, 8, 10, 12}), DType::Float32);
+  expect_values(x, host({2, 3}, {1, 2, 3, 4, 5, 6}), DType::Float32);
+}

@@ -497,3 +497,19 @@ BOOST_AUTO_TEST_CASE(embedding_looks_up_rows_for_any_index_shape) {
   }
   BOOST_TEST(raises([] { lt::embedding(lt::zeros({5}), make_i64({1}, {0})); }));
 }
+
+BOOST_AUTO_TEST_CASE(scatter_add_and_index_add_leave_their_inputs_unchanged) {
+  Tensor self = make({3}, {1, 2, 3}, DType::Float32);
+  Tensor src = make({2}, {10, 20}, DType::Float32);
+  Tensor idx = make_i64({2}, {0, 0});
+  expect_values(lt::scatter_add(self, 0, idx, src), host({3}, {31, 2, 3}), DType::Float32);
+  expect_values(lt::index_add(self, 0, make_i64({2}, {2, 2}), src, 0.5), host({3}, {1, 2, 18}), DType::Float32);
+  expect_values(self, host({3}, {1, 2, 3}), DType::Float32);
+  // a reshaped (buffer-sharing) self
+  Tensor m = make({2, 2}, {1, 2, 3, 4}, DType::Float64);
+  Tensor flat = lt::reshape(m, {4});
+  expect_values(lt::scatter_add(flat, 0, make_i64({1}, {3}), make({1}, {100}, DType::Float64)), host({4}, {1, 2, 3, 104}),
+                DType::Float64);
+  expect_values(m, host({2, 2}, {1, 2, 3, 4}), DType::Float64);
+  expect_values(flat, host({4}, {1, 2, 3, 4}), DType::Float64);
+}
