@@ -59,7 +59,9 @@ GraphSlice slice_graph(absl::Span<const NodePtr> roots, const absl::flat_hash_se
         continue;
       }
       // Post-order: every input is finished, so on_path is known for them.
-      bool reaches = wrt.contains(&n);
+      // A released node that dropped its inputs may have led to a wrt node:
+      // keep it, so the check below reports it instead of a silent no-gradient.
+      bool reaches = wrt.contains(&n) || (n.grad_released.load(std::memory_order_relaxed) && n.inputs.empty());
       if (!stops_walk(n, wrt)) {
         for (const NodePtr& in : n.inputs) reaches |= s.on_path.contains(in.get());
       }
