@@ -126,6 +126,20 @@ void extreme2_backward(bool is_max, const NodePtr& a, const NodePtr& b, const No
   if (wanted[1]) out[1] = ops::where(is_max ? ops::gt(a, b) : ops::lt(a, b), zero, shared);
 }
 
+// Gather: scatter g back (ScatterAdd into zeros). When the index picks one
+// element per line along the axis and spans every other dim (nll_loss,
+// cross_entropy, take_along_dim with one index), no two outputs hit the same
+// element, and the scatter is the elementwise where(iota == index, g, 0):
+// it fuses with its neighbours instead of needing a kernel of its own.
+NodePtr gather_backward(const NodePtr& x, const Node& y, const NodePtr& index, const NodePtr& g) {
+  int64_t axis = y.attrs[0];
+  bool one_per_line = index->shape[axis] == 1;
+  for (int64_t d = 0; d < x->ndim() && one_per_line; ++d) one_per_line = d == axis || index->shape[d] == x->shape[d];
+  if (!one_per_line) return ops::scatter_add(zeros_like(x), axis, index, g);
+  NodePtr hit = ops::eq(ops::iota(x->shape, axis), index);
+  return ops::where(hit, g, constant(g, 0.0));
+}
+
 NodePtr matmul_transpose(const NodePtr& x) { return ops::transpose(x, -1, -2); }
 
 }  // namespace
@@ -252,7 +266,7 @@ NodeList input_gradients(const NodePtr& y, const NodePtr& g, absl::Span<const bo
     }
 
     // ---- indexing ----
-    case Op::Gather: set0([&] { return ops::scatter_add(zeros_like(x), y->attrs[0], in[1], g); }); break;
+    case Op::Gather: set0([&] { return gather_backward(x, *y, in[1], g); }); break;
     case Op::ScatterAdd:
       if (wanted[0]) out[0] = g;
       if (wanted[2]) out[2] = ops::gather(g, y->attrs[0], in[1]);

@@ -271,6 +271,9 @@ BOOST_AUTO_TEST_CASE(gather_scatter_add_index_add) {
   Tensor gidx = i64({0, 2, 2, 1, 0, 0}, {2, 3});
   check([gidx](Xs x) { return gather(x[0], 1, gidx); }, {{{2, 4}}});
   check([gidx](Xs x) { return gather(x[0], 0, i64({1, 0, 1}, {1, 3})); }, {{{2, 4}}});
+  // One index per line spanning the other dims: the elementwise (no scatter) rule.
+  check([](Xs x) { return gather(x[0], 1, i64({3, 0, 0}, {3, 1})); }, {{{3, 4}}});
+  check([](Xs x) { return gather(x[0], 0, i64({1, 0, 1, 1}, {1, 4})); }, {{{2, 4}}});
   Tensor sidx = i64({0, 2, 2, 1, 0, 0}, {2, 3});
   check([sidx](Xs x) { return scatter_add(x[0], 1, sidx, x[1]); }, {{{2, 4}}, {{2, 3}}});
   check([sidx](Xs x) { return scatter_add(x[0], 0, i64({1, 0, 1}, {1, 3}), x[1]); }, {{{2, 4}}, {{2, 3}}});
