@@ -37,8 +37,11 @@ struct Mlp {
   std::vector<Tensor*> params() { return {&w1, &b1, &w2, &b2}; }
 
   /// One SGD step; returns the loss (computed by the step's one sync).
-  Tensor step(double lr) {
-    for (Tensor* p : params()) p->set_grad(Tensor());  // zero_grad(set_to_none=True)
+  /// zero_grad(set_to_none=True) comes first, as in most PyTorch loops, so the
+  /// gradients are live at the sync and get stored; `zero_grad_last` drops
+  /// them before the sync instead, so they fuse into the update.
+  Tensor step(double lr, bool zero_grad_last = false) {
+    if (!zero_grad_last) zero_grad();
     Tensor h = relu(matmul(x, w1) + b1);
     Tensor loss = cross_entropy(matmul(h, w2) + b2, y);
     loss.backward();
@@ -46,8 +49,12 @@ struct Mlp {
       NoGradGuard no_grad;
       for (Tensor* p : params()) p->sub_(p->grad() * lr);
     }
+    if (zero_grad_last) zero_grad();
     sync({w1, b1, w2, b2, loss});
     return loss;
+  }
+  void zero_grad() {
+    for (Tensor* p : params()) p->set_grad(Tensor());
   }
 };
 
@@ -98,17 +105,40 @@ BOOST_AUTO_TEST_CASE(each_step_is_one_sync_and_the_live_ir_returns_to_the_same_s
 
 BOOST_AUTO_TEST_CASE(steps_after_the_first_hit_the_trace_cache_and_compile_nothing,
                      *boost::unit_test::precondition(jit_backend)) {
-  Mlp m(8, 4, 16, 3);
-  int64_t compiled = counter_value("kernels_compiled");
+  Mlp m(8, 5, 12, 3);  // sizes no other test uses: the first step is a trace-cache miss
+  int64_t misses = counter_value("trace_cache_misses");
   m.step(0.1);
-  BOOST_TEST(counter_value("kernels_compiled") > compiled);
+  BOOST_TEST(counter_value("trace_cache_misses") == misses + 1);
   for (int i = 0; i < 3; ++i) {
     int64_t hits = counter_value("trace_cache_hits");
-    compiled = counter_value("kernels_compiled");
-    m.step(0.1);
+    int64_t compiled = counter_value("kernels_compiled");
+    m.step(0.1 / (i + 2));  // a new learning rate is a runtime scalar, not a recompile
     BOOST_TEST(counter_value("trace_cache_hits") == hits + 1);
+    BOOST_TEST(counter_value("trace_cache_misses") == misses + 1);
     BOOST_TEST(counter_value("kernels_compiled") == compiled);
   }
+}
+
+// docs/autograd.md explains each kernel. Forward 6 (x@W1; the valid-target
+// count of the mean; relu(h+b1); h@W2; row max; row sum of exp), loss 1,
+// backward 5 (dlogits; dlogits@W2^T; relu mask; x^T@dh; h^T@dlogits), bias
+// gradients 2 (column sums), SGD updates 4.
+BOOST_AUTO_TEST_CASE(an_mlp_step_is_18_kernels, *boost::unit_test::precondition(jit_backend)) {
+  Mlp m(8, 6, 12, 3);
+  m.step(0.1);
+  int64_t launched = counter_value("kernels_launched");
+  m.step(0.1);
+  BOOST_TEST(counter_value("kernels_launched") - launched == 18);
+}
+
+BOOST_AUTO_TEST_CASE(dropping_the_gradients_before_the_sync_fuses_them_into_the_update,
+                     *boost::unit_test::precondition(jit_backend)) {
+  Mlp m(8, 7, 12, 3);
+  m.step(0.1, true);
+  int64_t launched = counter_value("kernels_launched");
+  m.step(0.1, true);
+  // The two bias-gradient column sums fuse with their updates: 18 - 2.
+  BOOST_TEST(counter_value("kernels_launched") - launched == 16);
 }
 
 BOOST_AUTO_TEST_CASE(resident_memory_stays_flat_over_10000_steps) {
