@@ -8,7 +8,6 @@
 #include "lazy/runtime.h"
 
 #include <cstdlib>
-#include <fstream>
 #include <mutex>
 
 #include "absl/container/flat_hash_set.h"
@@ -16,7 +15,7 @@
 #include "lazy/tensor.h"
 #include "lazy/tensor_impl.h"
 #include "trace/capture.h"
-#include "trace/text.h"
+#include "trace/dump.h"
 #if LT_HAVE_CPU_JIT
 #include "cache/cpu_backend.h"
 #endif
@@ -72,8 +71,11 @@ void dump_trace(const Trace& trace) {
   static absl::flat_hash_set<Hash128> written;
   std::lock_guard<std::mutex> lock(mu);
   if (!written.insert(trace.hash).second) return;
-  std::ofstream out(cat(dir, "/", trace.hash.hex(), ".trace"));
-  out << print_trace(trace);
+  static const bool with_inputs = [] {
+    const char* v = std::getenv("LT_DUMP_INPUTS");
+    return v && *v && std::string(v) != "0";
+  }();
+  write_trace_dump(trace, cat(dir, "/", trace.hash.hex()), with_inputs);
 }
 
 }  // namespace

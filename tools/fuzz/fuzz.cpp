@@ -2,14 +2,13 @@
 #include <chrono>
 #include <cmath>
 #include <cstring>
-#include <fstream>
 #include <optional>
-#include <sstream>
 
 #include "ir/error.h"
 #include "ir/evaluator.h"
 #include "tools/fuzz/fuzz.h"
 #include "trace/capture.h"
+#include "trace/dump.h"
 #include "trace/text.h"
 
 namespace lt::fuzz {
@@ -170,27 +169,10 @@ Trace shrink(const Trace& trace, Backend& backend, const std::string& policy) {
 }
 
 void write_case(const Trace& trace, const std::string& dir, const std::string& name) {
-  std::ofstream(dir + "/" + name + ".trace") << print_trace(trace);
-  std::ofstream in(dir + "/" + name + ".inputs", std::ios::binary);
-  for (const BufferPtr& p : trace.params) in.write(static_cast<const char*>(p->data()), p->nbytes());
+  write_trace_dump(trace, dir + "/" + name, /*with_inputs=*/true);
 }
 
-Trace read_case(const std::string& trace_path) {
-  std::ifstream t(trace_path);
-  std::stringstream ss;
-  ss << t.rdbuf();
-  Trace trace = parse_trace(ss.str());
-  std::string inputs_path = trace_path.substr(0, trace_path.size() - 6) + ".inputs";
-  std::ifstream in(inputs_path, std::ios::binary);
-  for (const TraceNode& n : trace.nodes) {
-    if (n.op != Op::Input) continue;
-    BufferPtr b = make_buffer(n.dtype, shape_numel(n.shape));
-    in.read(static_cast<char*>(b->data()), b->nbytes());
-    if (!in && b->nbytes()) fail(ErrorKind::Runtime, "read_case: ", inputs_path, " is shorter than the trace's params");
-    trace.params[n.param] = b;
-  }
-  return trace;
-}
+Trace read_case(const std::string& trace_path) { return read_trace_dump(trace_path); }
 
 Stats run(uint64_t first_seed, int64_t count, double seconds, Backend& backend,
           const std::vector<std::string>& policies, const std::string& dump_dir) {
