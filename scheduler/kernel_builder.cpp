@@ -183,6 +183,7 @@ bool KernelBuilder::divisible(int32_t id, int64_t c, int32_t* quotient) {
 }
 
 int32_t KernelBuilder::div(int32_t a, int64_t c) {
+  if (c <= 0) return iconst(0);  // only in empty domains: the code never runs
   if (c == 1) return a;
   IndexRange r = ranges_[a];
   int64_t v;
@@ -215,7 +216,7 @@ int32_t KernelBuilder::div(int32_t a, int64_t c) {
 }
 
 int32_t KernelBuilder::mod(int32_t a, int64_t c) {
-  if (c == 1) return iconst(0);
+  if (c <= 1) return iconst(0);
   IndexRange r = ranges_[a];
   int64_t v;
   if (is_const(a, &v) && v >= 0) return iconst(v % c);

@@ -225,8 +225,12 @@ int32_t Scheduler::emit_uncached(Ctx& c, int32_t node, const Coords& co) {
       }
       if (n.op == Op::Iota) return kb.compute(Op::Cast, n.dtype, {co[n.attrs[0]]});
       if (n.op == Op::RandUniform) {
-        int32_t seed = kb.compute(Op::Cast, DType::Int64, {emit(c, in(0), Coords(t_.nodes[in(0)].shape.size(), kb.iconst(0)))});
-        return kb.random(seed, kb.linear(co.data(), n.shape), n.attrs[0], n.dtype);
+        auto scalar = [&](int i) {
+          return kb.compute(Op::Cast, DType::Int64, {emit(c, in(i), Coords(t_.nodes[in(i)].shape.size(), kb.iconst(0)))});
+        };
+        int32_t counter = kb.linear(co.data(), n.shape);
+        if (n.inputs.size() > 1) counter = kb.add(counter, scalar(1));  // (seed, offset)
+        return kb.random(scalar(0), counter, n.attrs[0], n.dtype);
       }
       fail(ErrorKind::Runtime, "scheduler: unexpected source ", op_name(n.op));
     }
@@ -292,6 +296,9 @@ int32_t Scheduler::emit_uncached(Ctx& c, int32_t node, const Coords& co) {
       for (int64_t a : kept) needed.push_back(x.shape[a]);
       for (int64_t a : axes) needed.push_back(x.shape[a]);
       int32_t r = static_cast<int32_t>(kept.size());
+      bool no_identity = n.op == Op::ReduceMax || n.op == Op::ReduceMin || n.op == Op::ArgMax || n.op == Op::ArgMin;
+      if (no_identity && shape_numel(x.shape) == 0 && shape_numel(n.shape) > 0)
+        fail(ErrorKind::Runtime, op_name(n.op), ": cannot reduce over zero elements; the operation has no identity");
       if (c.logical != needed || (c.outer_rank >= 0 && c.outer_rank != r)) throw DomainMismatch{node};
       for (int32_t j = 0; j < r; ++j)
         if (co[kept[j]] != c.lc[j]) throw DomainMismatch{node};

@@ -9,6 +9,7 @@
 // accumulate in double, as the reference evaluator does.
 #include "jit/cpu/codegen.h"
 
+#include <cmath>
 #include <limits>
 #include <vector>
 
@@ -132,8 +133,12 @@ Value* Codegen::cast(Value* v, DType from, DType to) {
   if (from == DType::Bool) return is_floating(to) ? b_.CreateUIToFP(v, t) : b_.CreateZExt(v, t);
   if (is_floating(from) && is_floating(to)) return b_.CreateFPCast(v, t);
   if (is_floating(from)) {
-    llvm::Type* tys[] = {t, v->getType()};
-    return b_.CreateIntrinsic(llvm::Intrinsic::fptosi_sat, tys, {v});
+    // Truncation; NaN and out-of-range give the type's minimum (x86 cvtt*, as the reference).
+    unsigned bits = t->getIntegerBitWidth();
+    double lim = std::ldexp(1.0, static_cast<int>(bits) - 1);
+    Value* in_range = b_.CreateAnd(b_.CreateFCmpOGE(v, llvm::ConstantFP::get(v->getType(), -lim)),
+                                   b_.CreateFCmpOLT(v, llvm::ConstantFP::get(v->getType(), lim)));
+    return b_.CreateSelect(in_range, b_.CreateFPToSI(v, t), llvm::ConstantInt::get(t, llvm::APInt::getSignedMinValue(bits)));
   }
   if (is_floating(to)) return b_.CreateSIToFP(v, t);
   return b_.CreateSExtOrTrunc(v, t);
@@ -397,11 +402,10 @@ Value* Codegen::gen_compute(const KOp& o) {
     }
     case Op::Sign:
       if (is_bool) return a;
-      if (fp) {
-        Value* one = llvm::ConstantFP::get(t, 1.0);
-        return b_.CreateSelect(b_.CreateFCmpOGT(a, llvm::ConstantFP::get(t, 0.0)), one,
-                               b_.CreateSelect(b_.CreateFCmpOLT(a, llvm::ConstantFP::get(t, 0.0)),
-                                               llvm::ConstantFP::get(t, -1.0), b_.CreateFMul(a, llvm::ConstantFP::get(t, 0.0))));
+      if (fp) {  // NaN -> 0, -0 -> +0 (torch.sign)
+        Value* zero = llvm::ConstantFP::get(t, 0.0);
+        return b_.CreateSelect(b_.CreateFCmpOGT(a, zero), llvm::ConstantFP::get(t, 1.0),
+                               b_.CreateSelect(b_.CreateFCmpOLT(a, zero), llvm::ConstantFP::get(t, -1.0), zero));
       }
       return b_.CreateSub(b_.CreateZExt(b_.CreateICmpSGT(a, llvm::ConstantInt::get(t, 0)), t),
                           b_.CreateZExt(b_.CreateICmpSLT(a, llvm::ConstantInt::get(t, 0)), t));
@@ -412,23 +416,19 @@ Value* Codegen::gen_compute(const KOp& o) {
     case Op::Mul: return fp ? b_.CreateFMul(a, c) : is_bool ? b_.CreateAnd(a, c) : b_.CreateMul(a, c);
     case Op::Div: {
       if (fp) return b_.CreateFDiv(a, c);
-      if (is_bool) return a;
-      // Floor division; a zero divisor gives 0 instead of a trap.
+      if (is_bool) return b_.CreateAnd(a, c);
+      // Truncating division; x / 0 = 0 and INT_MIN / -1 wraps, never a trap.
       Value* zero = llvm::ConstantInt::get(t, 0);
       Value* is_zero = b_.CreateICmpEQ(c, zero);
-      Value* safe = b_.CreateSelect(is_zero, llvm::ConstantInt::get(t, 1), c);
-      // INT_MIN / -1 would trap too.
-      Value* minus1 = b_.CreateICmpEQ(safe, llvm::ConstantInt::get(t, -1, true));
-      safe = b_.CreateSelect(minus1, llvm::ConstantInt::get(t, 1), safe);
+      Value* minus1 = b_.CreateICmpEQ(c, llvm::ConstantInt::get(t, -1, true));
+      Value* safe = b_.CreateSelect(b_.CreateOr(is_zero, minus1), llvm::ConstantInt::get(t, 1), c);
       Value* q = b_.CreateSDiv(a, safe);
       q = b_.CreateSelect(minus1, b_.CreateNeg(a), q);
-      Value* r = b_.CreateSub(a, b_.CreateMul(q, safe));
-      Value* adjust = b_.CreateAnd(b_.CreateICmpNE(r, zero), b_.CreateICmpNE(b_.CreateICmpSLT(r, zero), b_.CreateICmpSLT(safe, zero)));
-      q = b_.CreateSelect(b_.CreateAnd(adjust, b_.CreateNot(minus1)), b_.CreateSub(q, llvm::ConstantInt::get(t, 1)), q);
       return b_.CreateSelect(is_zero, zero, q);
     }
     case Op::Pow: {
       if (fp) return intrinsic(llvm::Intrinsic::pow, a, c);
+      if (is_bool) return b_.CreateOr(a, b_.CreateNot(c));
       // Integer power by squaring (exponent < 0 gives 0 unless the base is +-1).
       Value* base = b_.CreateSExt(a, b_.getInt64Ty());
       Value* e = b_.CreateSExt(c, b_.getInt64Ty());
@@ -462,7 +462,7 @@ Value* Codegen::gen_compute(const KOp& o) {
     case Op::Ge: return fp ? b_.CreateFCmpOGE(a, c) : is_bool ? b_.CreateICmpUGE(a, c) : b_.CreateICmpSGE(a, c);
     case Op::LogicalAnd: return b_.CreateAnd(to_bool(a, in_t), to_bool(c, k_.ops[o.inputs[1]].dtype));
     case Op::LogicalOr: return b_.CreateOr(to_bool(a, in_t), to_bool(c, k_.ops[o.inputs[1]].dtype));
-    case Op::Where: return b_.CreateSelect(a, c, get(o.inputs[2]));
+    case Op::Where: return b_.CreateSelect(to_bool(a, in_t), c, get(o.inputs[2]));
     default: fail(ErrorKind::NotImplemented, "cpu codegen: compute ", op_name(o.op));
   }
 }
