@@ -127,9 +127,7 @@ std::string Codegen::cast(const std::string& x, DType from, DType to) {
   if (from == to) return x;
   if (to == DType::Bool) return "(" + x + " != 0)";
   if (is_floating(from) && !is_floating(to)) {
-    const char* f = from == DType::Float32 ? (to == DType::Int32 ? "__float2int_rz" : "__float2ll_rz")
-                                           : (to == DType::Int32 ? "__double2int_rz" : "__double2ll_rz");
-    return std::string(f) + "(" + x + ")";
+    return std::string("lt_f2i<") + ctype(to) + ">(" + x + ")";
   }
   return std::string("((") + ctype(to) + ")" + x + ")";
 }
@@ -219,8 +217,7 @@ std::string Codegen::compute(const KOp& o) {
     case Op::Round: return fp ? fn("rint") : a;
     case Op::Sign:
       if (is_bool) return a;
-      if (fp)
-        return std::string("(") + a + " > 0 ? (" + T + ")1 : " + a + " < 0 ? (" + T + ")-1 : " + a + " * (" + T + ")0)";
+      if (fp) return std::string("(") + a + " > 0 ? (" + T + ")1 : " + a + " < 0 ? (" + T + ")-1 : (" + T + ")0)";
       return std::string("(") + T + ")((" + a + " > 0) - (" + a + " < 0))";
     case Op::LogicalNot: return "!(" + a + " != 0)";
     case Op::IsNan: return fp ? "(" + a + " != " + a + ")" : "false";
@@ -229,8 +226,8 @@ std::string Codegen::compute(const KOp& o) {
     case Op::Mul: return "lt_mul(" + a + ", " + b + ")";
     case Op::Div:
       if (fp) return "(" + a + " / " + b + ")";
-      if (is_bool) return a;
-      return "lt_floordiv(" + a + ", " + b + ")";
+      if (is_bool) return "(" + a + " & " + b + ")";
+      return "lt_div(" + a + ", " + b + ")";
     case Op::Pow:
       if (fp) return std::string(f32 ? "powf(" : "pow(") + a + ", " + b + ")";
       if (is_bool) return "(" + a + " | !" + b + ")";
@@ -245,7 +242,7 @@ std::string Codegen::compute(const KOp& o) {
     case Op::Ge: return "(" + a + " >= " + b + ")";
     case Op::LogicalAnd: return "((" + a + " != 0) && (" + b + " != 0))";
     case Op::LogicalOr: return "((" + a + " != 0) || (" + b + " != 0))";
-    case Op::Where: return "(" + a + " ? " + b + " : " + v(o.inputs[2]) + ")";
+    case Op::Where: return "(" + cast(a, in_t, DType::Bool) + " ? " + b + " : " + v(o.inputs[2]) + ")";
     default: break;
   }
   fail(ErrorKind::NotImplemented, "cuda codegen: compute ", op_name(o.op));

@@ -2,9 +2,10 @@
 //
 // Kept header-free (NVRTC compiles without the runtime headers) and exact
 // where the reference evaluator is exact: integer arithmetic wraps (done in
-// unsigned types, never signed-overflow UB), integer division floors and
+// unsigned types, never signed-overflow UB), integer division truncates and
 // gives 0 for a zero divisor, float max/min propagate NaN and order -0 < +0,
-// float -> int casts saturate (cvt.rzi), and Philox is bit-identical to
+// float -> int casts give INT_MIN
+// for NaN and out-of-range values, and Philox is bit-identical to
 // ir/evaluator's philox4x32. Reductions across a row use xor butterflies, so
 // every lane of a row ends with the same value without a broadcast.
 #pragma once
@@ -61,13 +62,17 @@ struct LtProd { template <class T> __device__ __forceinline__ T operator()(T a, 
 struct LtMax { template <class T> __device__ __forceinline__ T operator()(T a, T b) const { return lt_max(a, b); } };
 struct LtMin { template <class T> __device__ __forceinline__ T operator()(T a, T b) const { return lt_min(a, b); } };
 
-template <class T> __device__ __forceinline__ T lt_floordiv(T a, T b) {
+// Truncating division; x / 0 = 0 and INT_MIN / -1 wraps, never a trap.
+template <class T> __device__ __forceinline__ T lt_div(T a, T b) {
   if (b == 0) return 0;
   if (b == -1) return lt_neg(a);
-  T q = a / b;
-  T r = lt_sub(a, lt_mul(q, b));
-  if (r != 0 && ((r < 0) != (b < 0))) q = lt_sub(q, (T)1);
-  return q;
+  return a / b;
+}
+
+// Float -> int truncates; NaN and out-of-range give the type's minimum (as x86 cvtt*, the reference).
+template <class I, class F> __device__ __forceinline__ I lt_f2i(F x) {
+  const F lim = sizeof(I) == 4 ? (F)2147483648.0 : (F)9223372036854775808.0;
+  return (x >= -lim && x < lim) ? (I)x : (I)((lt_u64)1 << (sizeof(I) * 8 - 1));
 }
 
 template <class T> __device__ __forceinline__ T lt_ipow(T a, T c) {
