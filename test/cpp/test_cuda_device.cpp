@@ -10,6 +10,8 @@
 #include "ir/counters.h"
 #include "ir/evaluator.h"
 #include "jit/cuda/allocator.h"
+#include "lazy/runtime.h"
+#include "lazy/tensor.h"
 
 using namespace lt;
 using namespace lt::test;
@@ -155,4 +157,24 @@ BOOST_AUTO_TEST_CASE(the_device_allocator_reuses_freed_blocks) {
   cuda::DeviceAllocatorStats after = cuda::device_allocator_stats();
   BOOST_CHECK_EQUAL(after.allocations - before.allocations, 2);
   BOOST_CHECK_GE(after.cache_hits - before.cache_hits, 1);
+}
+
+BOOST_AUTO_TEST_CASE(lt_backend_cuda_routes_every_sync_to_the_gpu) {
+  runtime::set_backend("cuda");
+  BOOST_CHECK_EQUAL(runtime::backend_name(), "cuda");
+  Tensor x = Tensor::from_vector(std::vector<float>{1, 2, 3, 4}, Shape{2, 2});
+  Tensor y = lt::softmax(x * 2.0, -1);
+  if (!cuda::device_available()) {
+    try {
+      y.to_vector<float>();
+      BOOST_ERROR("a sync on the cuda backend ran without a device");
+    } catch (const Error& e) {
+      BOOST_CHECK_MESSAGE(says_no_device(e), e.what());
+    }
+  } else {
+    std::vector<float> got = y.to_vector<float>();
+    BOOST_REQUIRE_EQUAL(got.size(), 4u);
+    BOOST_CHECK_LT(std::fabs(got[1] - 1.0f / (1.0f + std::exp(-2.0f))), 1e-6f);
+  }
+  runtime::set_backend("reference");
 }

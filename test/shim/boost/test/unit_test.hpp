@@ -97,6 +97,7 @@ inline int run_all() {
 #define BOOST_REQUIRE_EQUAL(a, b) LT_SHIM_CMP(a, b, ==, true)
 #define BOOST_CHECK_GT(a, b) LT_SHIM_CMP(a, b, >, false)
 #define BOOST_CHECK_GE(a, b) LT_SHIM_CMP(a, b, >=, false)
+#define BOOST_CHECK_LT(a, b) LT_SHIM_CMP(a, b, <, false)
 #define BOOST_ERROR(msg) LT_SHIM_FAIL(msg, false)
 #define BOOST_FAIL(msg) LT_SHIM_FAIL(msg, true)
 #define BOOST_TEST_MESSAGE(msg) (std::cerr << msg << std::endl)
