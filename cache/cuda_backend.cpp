@@ -59,7 +59,10 @@ struct Executable {
 class CudaBackend final : public Backend {
  public:
   std::string_view name() const override { return "cuda"; }
-  std::vector<BufferPtr> run(const Trace& trace, const RunOptions& options) override;
+  std::vector<BufferPtr> run(const Trace& trace, const RunOptions& options) override { return run(trace, options, 0, nullptr); }
+  /// With timed_reps > 0, launches the kernel sequence that many more times
+  /// and appends each kernel's device time (events) per repetition to `times`.
+  std::vector<BufferPtr> run(const Trace& trace, const RunOptions& options, int timed_reps, std::vector<std::vector<float>>* times);
 
   void clear() {
     std::lock_guard<std::mutex> lock(mu_);
@@ -157,7 +160,8 @@ std::shared_ptr<const Executable> CudaBackend::executable(const Trace& trace, co
 
 size_t nbytes(DType d, int64_t numel) { return static_cast<size_t>(numel) * dtype_size(d); }
 
-std::vector<BufferPtr> CudaBackend::run(const Trace& trace, const RunOptions& options) {
+std::vector<BufferPtr> CudaBackend::run(const Trace& trace, const RunOptions& options, int timed_reps,
+                                        std::vector<std::vector<float>>* times) {
   cuda::require_device();
   auto t0 = Clock::now();
   bool hit = false;
@@ -204,44 +208,52 @@ std::vector<BufferPtr> CudaBackend::run(const Trace& trace, const RunOptions& op
   std::vector<cuda::DevicePtr> args;
   std::vector<int64_t> scalars;
   std::vector<void*> params;
-  for (size_t ki = 0; ki < plan.kernels.size(); ++ki) {
-    const Kernel& k = plan.kernels[ki];
-    const LoadedKernel& lk = exe->kernels[ki];
-    if (lk.items <= 0) continue;
-    args.clear();
-    for (const KernelBuffer& kb : k.buffers) args.push_back(ptr[kb.plan_buffer]);
-    scalars.clear();
-    for (size_t s = 0; s < k.scalar_types.size(); ++s) {
-      const ScalarValue& v = trace.scalars.at(k.scalar_slots[s]);
-      int64_t bits;
-      if (is_floating(k.scalar_types[s])) std::memcpy(&bits, &v.f, sizeof bits);
-      else bits = v.i;
-      scalars.push_back(bits);
+  if (times) times->assign(plan.kernels.size(), {});
+  for (int rep = 0; rep <= timed_reps; ++rep) {
+    for (size_t ki = 0; ki < plan.kernels.size(); ++ki) {
+      const Kernel& k = plan.kernels[ki];
+      const LoadedKernel& lk = exe->kernels[ki];
+      if (lk.items <= 0) continue;
+      args.clear();
+      for (const KernelBuffer& kb : k.buffers) args.push_back(ptr[kb.plan_buffer]);
+      scalars.clear();
+      for (size_t s = 0; s < k.scalar_types.size(); ++s) {
+        const ScalarValue& v = trace.scalars.at(k.scalar_slots[s]);
+        int64_t bits;
+        if (is_floating(k.scalar_types[s])) std::memcpy(&bits, &v.f, sizeof bits);
+        else bits = v.i;
+        scalars.push_back(bits);
+      }
+      cuda::DevicePtr err = error_slot.ptr();
+      int64_t n = lk.items;
+      params.clear();
+      for (cuda::DevicePtr& a : args) params.push_back(&a);
+      for (int64_t& s : scalars) params.push_back(&s);
+      params.push_back(&err);
+      params.push_back(&n);
+      int64_t blocks_needed = (lk.items + lk.items_per_block - 1) / lk.items_per_block;
+      int64_t resident = std::max(1, dev.sm_count) * std::max(1, 2048 / lk.block);
+      unsigned grid = static_cast<unsigned>(std::clamp<int64_t>(blocks_needed, 1, resident));
+      if (rep > 0) {
+        cuda::Event start, stop;
+        start.record();
+        cuda::launch(lk.function, grid, static_cast<unsigned>(lk.block), 0, params.data());
+        stop.record();
+        (*times)[ki].push_back(stop.elapsed_ms_since(start));
+      } else if (debug_level() >= 2) {
+        cuda::Event start, stop;
+        start.record();
+        cuda::launch(lk.function, grid, static_cast<unsigned>(lk.block), 0, params.data());
+        stop.record();
+        float ms = stop.elapsed_ms_since(start);
+        std::fprintf(stderr, "[lt]   %-40s %9.3f ms %8.2f GB/s grid=%u block=%d\n", k.name.c_str(), ms,
+                     ms > 0 ? static_cast<double>(k.bytes_moved()) / (ms * 1e6) : 0.0, grid, lk.block);
+      } else {
+        cuda::launch(lk.function, grid, static_cast<unsigned>(lk.block), 0, params.data());
+      }
+      counters::cuda_kernels_launched.add();
     }
-    cuda::DevicePtr err = error_slot.ptr();
-    int64_t n = lk.items;
-    params.clear();
-    for (cuda::DevicePtr& a : args) params.push_back(&a);
-    for (int64_t& s : scalars) params.push_back(&s);
-    params.push_back(&err);
-    params.push_back(&n);
-    int64_t blocks_needed = (lk.items + lk.items_per_block - 1) / lk.items_per_block;
-    int64_t resident = std::max(1, dev.sm_count) * std::max(1, 2048 / lk.block);
-    unsigned grid = static_cast<unsigned>(std::clamp<int64_t>(blocks_needed, 1, resident));
-    if (debug_level() >= 2) {
-      cuda::Event start, stop;
-      start.record();
-      cuda::launch(lk.function, grid, static_cast<unsigned>(lk.block), 0, params.data());
-      stop.record();
-      float ms = stop.elapsed_ms_since(start);
-      std::fprintf(stderr, "[lt]   %-40s %9.3f ms %8.2f GB/s grid=%u block=%d\n", k.name.c_str(), ms,
-                   ms > 0 ? static_cast<double>(k.bytes_moved()) / (ms * 1e6) : 0.0, grid, lk.block);
-    } else {
-      cuda::launch(lk.function, grid, static_cast<unsigned>(lk.block), 0, params.data());
-    }
-    counters::cuda_kernels_launched.add();
   }
-
   std::vector<BufferPtr> outputs;
   for (int32_t b : plan.outputs) {
     const PlanBuffer& pb = plan.buffers[b];
@@ -275,6 +287,17 @@ CudaBackend& backend() {
 }  // namespace
 
 Backend& cuda_backend() { return backend(); }
+
+std::vector<double> cuda_kernel_times_ms(const Trace& trace, int reps, const RunOptions& options) {
+  std::vector<std::vector<float>> times;
+  backend().run(trace, options, std::max(1, reps), &times);
+  std::vector<double> medians;
+  for (std::vector<float>& t : times) {
+    std::sort(t.begin(), t.end());
+    medians.push_back(t.empty() ? 0.0 : t[t.size() / 2]);
+  }
+  return medians;
+}
 void cuda_clear_caches() { backend().clear(); }
 
 }  // namespace lt

@@ -19,6 +19,7 @@
 
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "scheduler/plan.h"
 #include "trace/backend.h"
@@ -26,6 +27,10 @@
 namespace lt {
 
 Backend& cuda_backend();
+
+/// Runs `trace` once, then its kernels `reps` more times on the same device
+/// buffers; the median device time of each kernel (CUDA events), in plan order.
+std::vector<double> cuda_kernel_times_ms(const Trace& trace, int reps, const RunOptions& options = {});
 
 /// Drops the trace and cubin caches (loaded modules stay loaded).
 void cuda_clear_caches();
