@@ -319,7 +319,9 @@ void Codegen::gen_rows() {
   bool has_scan = false;
   for (const KOp& o : k_.ops) has_scan |= o.code == KOpCode::Scan;
   tpr_ = has_scan ? 1 : std::min(256, next_pow2(std::max<int64_t>(inner, 1)));
-  const int block = std::max(tpr_, 128);
+  // A row wider than a warp owns its whole block (the cross-warp all-reduce
+  // indexes shared memory by warp); narrower rows pack 128 / TPR per block.
+  const int block = tpr_ > 32 ? tpr_ : 128;
   const int rpb = block / tpr_;
   src_.block = block;
   src_.items = k_.outer_size();

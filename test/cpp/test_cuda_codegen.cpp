@@ -124,6 +124,14 @@ BOOST_AUTO_TEST_CASE(softmax_is_one_rows_kernel_with_row_all_reduces) {
   BOOST_CHECK_EQUAL(s.items, 8);
 }
 
+BOOST_AUTO_TEST_CASE(rows_wider_than_a_warp_own_their_block) {
+  NodePtr x = corpus_input(DType::Float32, {64, 40});
+  cuda::KernelSource s = cuda::generate_cuda_kernel(only_kernel({ops::sum(x, {1})}));
+  BOOST_CHECK(contains(s.source, "lt_allreduce<64>"));
+  BOOST_CHECK_EQUAL(s.block, 64);
+  BOOST_CHECK_EQUAL(s.items_per_block, 1);
+}
+
 BOOST_AUTO_TEST_CASE(short_rows_share_a_warp) {
   NodePtr x = corpus_input(DType::Float64, {4096, 5});
   cuda::KernelSource s = cuda::generate_cuda_kernel(only_kernel({ops::sum(x, {1})}));
