@@ -15,7 +15,14 @@
 #include "lazy/tensor.h"
 #include "lazy/tensor_impl.h"
 #include "trace/capture.h"
+<<<<<<< HEAD
 #include "trace/dump.h"
+=======
+#include "trace/text.h"
+#if LT_HAVE_CUDA
+#include "cache/cuda_backend.h"
+#endif
+>>>>>>> cuda
 #if LT_HAVE_CPU_JIT
 #include "cache/cpu_backend.h"
 #endif
@@ -55,13 +62,18 @@ std::string g_backend_name;
 
 Backend& resolve_backend(const std::string& name) {
   if (name == "reference") return reference_backend();
+#if LT_HAVE_CUDA
+  if (name == "cuda") return cuda_backend();
+#else
+  if (name == "cuda") fail(ErrorKind::Runtime, "LT_BACKEND=cuda: this build has no CUDA backend (the CUDA toolkit was not found)");
+#endif
 #if LT_HAVE_CPU_JIT
   if (name == "cpu" || name.empty()) return cpu_backend();
 #else
   if (name.empty()) return reference_backend();
   if (name == "cpu") fail(ErrorKind::Runtime, "LT_BACKEND=cpu: this build has no CPU JIT (LLVM 19 was not found)");
 #endif
-  fail(ErrorKind::Value, "LT_BACKEND: unknown backend '", name, "' (expected cpu or reference)");
+  fail(ErrorKind::Value, "LT_BACKEND: unknown backend '", name, "' (expected cpu, cuda or reference)");
 }
 
 void dump_trace(const Trace& trace) {
