@@ -15,14 +15,10 @@
 #include "lazy/tensor.h"
 #include "lazy/tensor_impl.h"
 #include "trace/capture.h"
-<<<<<<< HEAD
 #include "trace/dump.h"
-=======
-#include "trace/text.h"
 #if LT_HAVE_CUDA
 #include "cache/cuda_backend.h"
 #endif
->>>>>>> cuda
 #if LT_HAVE_CPU_JIT
 #include "cache/cpu_backend.h"
 #endif
