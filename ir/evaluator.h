@@ -7,6 +7,7 @@
 // values are exact. Slow on purpose: clarity first, it is the test oracle.
 #pragma once
 
+#include <cstdint>
 #include <vector>
 
 #include "ir/buffer.h"
@@ -21,6 +22,9 @@ std::vector<BufferPtr> evaluate_reference(const Trace& trace);
 /// Philox4x32-10: four 32-bit random words for (seed, counter). Shared by every
 /// backend so random numbers do not depend on how a trace is fused or split.
 void philox4x32(uint64_t seed, uint64_t counter, uint32_t out[4]);
+/// The full Philox4x32-10 block function (Random123): philox4x32(seed, c) is
+/// this with key = {seed lo, seed hi} and counter = {c lo, c hi, 0, 0}.
+void philox4x32_block(const uint32_t counter[4], const uint32_t key[2], uint32_t out[4]);
 /// The uniform float in [0, 1) that RandUniform gives for one random word.
 inline double uniform_from_bits(uint32_t bits, DType dtype) {
   return dtype == DType::Float64 ? static_cast<double>(bits) * (1.0 / 4294967296.0)

@@ -8,6 +8,7 @@
 
 #include <cstdint>
 #include <cstring>
+#include <ostream>
 #include <string>
 #include <string_view>
 
@@ -23,6 +24,7 @@ struct Hash128 {
   friend H AbslHashValue(H h, const Hash128& v) {
     return H::combine(std::move(h), v.lo, v.hi);
   }
+  friend std::ostream& operator<<(std::ostream& os, const Hash128& h) { return os << h.hex(); }
 };
 
 class StableHasher {

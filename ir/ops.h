@@ -18,7 +18,7 @@
 namespace lt {
 
 enum class OpKind : uint8_t {
-  Source,    ///< no tensor inputs: Input, Scalar, Iota, RandUniform
+  Source,    ///< no tensor inputs: Input, Scalar, Iota, RandUniform (scalar inputs only)
   Unary,     ///< elementwise, one input
   Binary,    ///< elementwise, two inputs of equal shape and dtype
   Ternary,   ///< Where(cond, a, b)
@@ -36,7 +36,7 @@ enum class OpKind : uint8_t {
   X(Input, "input", Source, 0)               \
   X(Scalar, "scalar", Source, 0)             \
   X(Iota, "iota", Source, 0)                 \
-  X(RandUniform, "rand_uniform", Source, 1)  \
+  X(RandUniform, "rand_uniform", Source, 2)  \
   X(Neg, "neg", Unary, 1)                    \
   X(Abs, "abs", Unary, 1)                    \
   X(Exp, "exp", Unary, 1)                    \
@@ -120,7 +120,8 @@ inline bool is_predicate(Op op) {
 /*
  Attribute layouts (Node::attrs), one per op that has any:
    Iota          {axis}                      shape = output shape, value = index along axis (i64)
-   RandUniform   {stream}                    input 0 = seed (i64 scalar); value = philox(seed, linear index)[stream]
+   RandUniform   {stream}                    inputs = (seed, offset), i64 scalars;
+                                             value[i] = uniform_from_bits(philox4x32(seed, offset + i)[stream], dtype)
    Cast          {}                          output dtype is the node's dtype
    Reduce*       {axes...}                   sorted, output keeps them with size 1
    ArgMax/ArgMin {axis}                      first index of the extreme value; NaN counts as the extreme

@@ -148,7 +148,6 @@ class Tensor {
 /// Computes the given tensors (and any intermediate they share with other
 /// live pending tensors) in one trace.
 void sync(absl::Span<const Tensor> tensors);
-inline void sync(std::initializer_list<Tensor> tensors) { sync(absl::MakeConstSpan(tensors.begin(), tensors.size())); }
 inline void sync(const Tensor& t) { sync(absl::MakeConstSpan(&t, 1)); }
 /// Computes every live pending tensor.
 void sync();
