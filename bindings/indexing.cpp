@@ -260,6 +260,7 @@ NodePtr put_advanced(const NodePtr& x, const Advanced& a, NodePtr value) {
   for (int64_t i = 0; i < pos; ++i) res_shape.push_back(a.rest[i]);
   res_shape.insert(res_shape.end(), a.index_shape.begin(), a.index_shape.end());
   for (size_t i = pos; i < a.rest.size(); ++i) res_shape.push_back(a.rest[i]);
+  NodePtr scalar_value = value->ndim() == 0 ? ops::cast(value, x->dtype) : nullptr;
   value = ops::expand(ops::cast(value, x->dtype), std::vector<int64_t>(res_shape.begin(), res_shape.end()));
   if (pos != 0) {
     std::vector<int64_t> perm;
@@ -273,14 +274,21 @@ NodePtr put_advanced(const NodePtr& x, const Advanced& a, NodePtr value) {
   vs.insert(vs.end(), a.rest.begin(), a.rest.end());
   value = ops::reshape(value, vs);
   NodePtr flat = flat_front(x, a);
-  NodePtr zeros = ops::zeros(flat->shape, x->dtype == lt::DType::Bool ? lt::DType::Int32 : x->dtype);
-  NodePtr placed = ops::index_add(zeros, 0, a.linear, x->dtype == lt::DType::Bool ? ops::cast(value, lt::DType::Int32) : value);
-  NodePtr hits = ops::index_add(ops::zeros({a.indexed_numel}, lt::DType::Int32), 0, a.linear,
-                                ops::ones({vs[0]}, lt::DType::Int32));
   lt::Shape mshape(flat->ndim(), 1);
   mshape[0] = a.indexed_numel;
+  NodePtr hits = ops::index_add(ops::zeros({a.indexed_numel}, lt::DType::Int32), 0, a.linear,
+                                ops::ones({vs[0]}, lt::DType::Int32));
   NodePtr mask = ops::reshape(ops::gt(hits, ops::scalar_int(0, lt::DType::Int32)), mshape);
-  NodePtr merged = ops::where(mask, ops::cast(placed, x->dtype), flat);
+  NodePtr merged;
+  if (scalar_value) {
+    // x[idx] = number: duplicates in idx are harmless.
+    merged = ops::where(mask, scalar_value, flat);
+  } else {
+    // Duplicate indices with tensor values sum (PyTorch leaves the winner undefined).
+    NodePtr zeros = ops::zeros(flat->shape, x->dtype == lt::DType::Bool ? lt::DType::Int32 : x->dtype);
+    NodePtr placed = ops::index_add(zeros, 0, a.linear, x->dtype == lt::DType::Bool ? ops::cast(value, lt::DType::Int32) : value);
+    merged = ops::where(mask, ops::cast(placed, x->dtype), flat);
+  }
   // Undo the flatten and the permutation.
   std::vector<int64_t> permuted_shape;
   for (int64_t d : a.perm) permuted_shape.push_back(x->shape[d]);

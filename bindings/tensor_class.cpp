@@ -74,6 +74,19 @@ std::optional<Scalar> opt_scalar(py::handle h) {
   return as_scalar(h);
 }
 
+bool is_bool_operand(const Tensor& t) { return t.dtype() == lt::DType::Bool; }
+bool is_bool_operand(const Scalar& s) { return s.dtype() == lt::DType::Bool; }
+
+/// lt::sub with PyTorch's refusal of bool operands.
+template <class A, class B>
+Tensor checked_sub(const A& a, const B& b) {
+  if (is_bool_operand(a) || is_bool_operand(b)) {
+    lt::fail(lt::ErrorKind::Runtime, "Subtraction, the `-` operator, with a bool tensor is not supported. If you are "
+             "trying to invert a mask, use the `~` or `logical_not()` operator instead.");
+  }
+  return lt::sub(a, b);
+}
+
 // Leaked on purpose (see functions.cpp).
 py::object& g_max_type = *new py::object();
 py::object& g_min_type = *new py::object();
@@ -253,23 +266,23 @@ void bind_tensor(py::module_& m, py::class_<PyTensor>& cls) {
   // ---- operators ----
 #define LT_BIN(pyname, fn)                                                                                  \
   cls.def(pyname, [](PyTensor& a, py::handle b) {                                                           \
-    return op_binary(a, b, [](auto&& x, auto&& y) { return lt::fn(x, y); });                                \
+    return op_binary(a, b, [](auto&& x, auto&& y) { return fn(x, y); });                                \
   }, py::is_operator());
 #define LT_RBIN(pyname, fn)                                                                                 \
   cls.def(pyname, [](PyTensor& a, py::handle b) {                                                           \
-    return op_rbinary(a, b, [](auto&& x, auto&& y) { return lt::fn(x, y); });                               \
+    return op_rbinary(a, b, [](auto&& x, auto&& y) { return fn(x, y); });                               \
   }, py::is_operator());
 #define LT_IBIN(pyname, fn, name)                                                                           \
   cls.def(pyname, [](py::object a, py::handle b) {                                                          \
-    return op_inplace(a, b, [](auto&& x, auto&& y) { return lt::fn(x, y); }, name);                         \
+    return op_inplace(a, b, [](auto&& x, auto&& y) { return fn(x, y); }, name);                         \
   }, py::is_operator());
-  LT_BIN("__add__", add) LT_RBIN("__radd__", add) LT_IBIN("__iadd__", add, "add_")
-  LT_BIN("__sub__", sub) LT_RBIN("__rsub__", sub) LT_IBIN("__isub__", sub, "sub_")
-  LT_BIN("__mul__", mul) LT_RBIN("__rmul__", mul) LT_IBIN("__imul__", mul, "mul_")
-  LT_BIN("__truediv__", div) LT_RBIN("__rtruediv__", div) LT_IBIN("__itruediv__", div, "div_")
-  LT_BIN("__pow__", pow) LT_RBIN("__rpow__", pow) LT_IBIN("__ipow__", pow, "pow_")
-  LT_BIN("__eq__", eq) LT_BIN("__ne__", ne) LT_BIN("__lt__", lt) LT_BIN("__le__", le)
-  LT_BIN("__gt__", gt) LT_BIN("__ge__", ge)
+  LT_BIN("__add__", lt::add) LT_RBIN("__radd__", lt::add) LT_IBIN("__iadd__", lt::add, "add_")
+  LT_BIN("__sub__", checked_sub) LT_RBIN("__rsub__", checked_sub) LT_IBIN("__isub__", checked_sub, "sub_")
+  LT_BIN("__mul__", lt::mul) LT_RBIN("__rmul__", lt::mul) LT_IBIN("__imul__", lt::mul, "mul_")
+  LT_BIN("__truediv__", lt::div) LT_RBIN("__rtruediv__", lt::div) LT_IBIN("__itruediv__", lt::div, "div_")
+  LT_BIN("__pow__", lt::pow) LT_RBIN("__rpow__", pow) LT_IBIN("__ipow__", pow, "pow_")
+  LT_BIN("__eq__", lt::eq) LT_BIN("__ne__", lt::ne) LT_BIN("__lt__", lt::lt) LT_BIN("__le__", lt::le)
+  LT_BIN("__gt__", lt::gt) LT_BIN("__ge__", lt::ge)
 #undef LT_BIN
 #undef LT_RBIN
 #undef LT_IBIN
@@ -495,10 +508,10 @@ void bind_tensor(py::module_& m, py::class_<PyTensor>& cls) {
     return wrap(lt::add(a.get(), scaled(b, alpha, "add")));
   }, py::arg("other"), py::kw_only(), py::arg("alpha") = py::none());
   both("sub", [](PyTensor& a, py::handle b, py::handle alpha) {
-    return wrap(lt::sub(a.get(), scaled(b, alpha, "sub")));
+    return wrap(checked_sub(a.get(), scaled(b, alpha, "sub")));
   }, py::arg("other"), py::kw_only(), py::arg("alpha") = py::none());
   both("subtract", [](PyTensor& a, py::handle b, py::handle alpha) {
-    return wrap(lt::sub(a.get(), scaled(b, alpha, "sub")));
+    return wrap(checked_sub(a.get(), scaled(b, alpha, "sub")));
   }, py::arg("other"), py::kw_only(), py::arg("alpha") = py::none());
   both("rsub", [](PyTensor& a, py::handle b, py::handle alpha) {
     return wrap(lt::sub(scaled(b, py::none(), "rsub"), alpha.is_none() ? a.get() : lt::mul(a.get(), *as_scalar(alpha))));
@@ -753,7 +766,7 @@ void bind_tensor(py::module_& m, py::class_<PyTensor>& cls) {
   }, py::arg("other"), py::kw_only(), py::arg("alpha") = py::none());
   cls.def("sub_", [](py::object self, py::handle o, py::handle alpha) {
     PyTensor& s = self.cast<PyTensor&>();
-    assign_inplace(s, lt::sub(s.get(), scaled(o, alpha, "sub_")), "sub_");
+    assign_inplace(s, checked_sub(s.get(), scaled(o, alpha, "sub_")), "sub_");
     return self;
   }, py::arg("other"), py::kw_only(), py::arg("alpha") = py::none());
 #define LT_INPL(name, fn)                                                                              \

@@ -6,7 +6,7 @@ import pytest
 import torch
 
 import lazytensor as lt
-from conftest import assert_same, pair
+from conftest import assert_same, pair, same_outcome
 
 rng = np.random.default_rng(0)
 F32 = rng.standard_normal((3, 4)).astype(np.float32)
@@ -53,7 +53,7 @@ def test_binary_tensor_tensor_promotion(op, lhs, rhs):
     a1, b1 = pair(x)
     a2, b2 = pair(y)
     f = getattr(operator, op)
-    assert_same(f(a1, a2), f(b1, b2), rtol=1e-5)
+    same_outcome(lambda: f(a1, a2), lambda: f(b1, b2), rtol=1e-5)
 
 
 @pytest.mark.parametrize("op", ["add", "sub", "mul", "truediv", "eq", "lt", "ge"])
@@ -62,10 +62,10 @@ def test_binary_tensor_tensor_promotion(op, lhs, rhs):
 def test_binary_with_python_scalar_both_sides(op, scalar, dt):
     a, b = pair(ARRAYS[dt])
     f = getattr(operator, op)
-    assert_same(f(a, scalar), f(b, scalar))
+    same_outcome(lambda: f(a, scalar), lambda: f(b, scalar))
     if op in ("truediv",):
         a, b = pair(np.where(ARRAYS[dt] == 0, 1, ARRAYS[dt]).astype(ARRAYS[dt].dtype))
-    assert_same(f(scalar, a), f(scalar, b))
+    same_outcome(lambda: f(scalar, a), lambda: f(scalar, b))
 
 
 @pytest.mark.parametrize("shapes", [((3, 1), (1, 4)), ((4,), (3, 4)), ((2, 1, 4), (3, 1)), ((), (3,)), ((1,), ())])

@@ -17,7 +17,7 @@ def _finish(t, requires_grad):
 
 def _infer_python_dtype(obj):
     """torch.tensor's rule for Python data: bool < int < float (float -> default float32)."""
-    kind = 0  # 0 bool, 1 int, 2 float
+    kind = -1  # 0 bool, 1 int, 2 float; -1 nothing seen (empty: default float)
 
     def visit(o):
         nonlocal kind
@@ -28,14 +28,14 @@ def _infer_python_dtype(obj):
             k = 2 if o.dtype.is_floating_point else (0 if o.dtype == _C.bool else 1)
             kind = max(kind, k)
         elif isinstance(o, (builtins.bool, np.bool_)):
-            pass
+            kind = max(kind, 0)
         elif isinstance(o, (builtins.int, np.integer)):
             kind = max(kind, 1)
         else:
             kind = max(kind, 2)
 
     visit(obj)
-    return (_C.bool, _C.int64, _C.float32)[kind]
+    return (_C.float32, _C.bool, _C.int64, _C.float32)[kind + 1]
 
 
 def _to_host(obj):
@@ -69,7 +69,7 @@ def tensor(data, dtype=None, device=None, requires_grad=False, pin_memory=False)
         if arr.dtype == object:
             raise ValueError("expected sequence of equal-length lists (ragged nested sequence)")
     want = _C._to_dtype(dtype) if dtype is not None else inferred
-    arr = np.ascontiguousarray(arr, dtype=_np_for[_C._numpy_name(want)])
+    arr = np.require(arr, dtype=_np_for[_C._numpy_name(want)], requirements="C")
     return _finish(_C.from_numpy(arr), requires_grad)
 
 

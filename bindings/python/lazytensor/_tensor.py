@@ -28,9 +28,6 @@ class _Formatter:
             return
         finite = values[np.isfinite(values)]
         nonzero = np.abs(finite[finite != 0])
-        for v in values:
-            if not np.isfinite(v):
-                self.max_width = max(self.max_width, len(str(float(v))))
         if nonzero.size == 0:
             self.max_width = max(self.max_width, 2)  # "0."
             return
@@ -92,7 +89,7 @@ def _str_rec(arr, indent, fmt, summarize):
     if arr.ndim == 1:
         n = arr.shape[0]
         if summarize and n > 2 * edge:
-            items = [fmt.format(v) for v in arr[:edge]] + ["..."] + [fmt.format(v) for v in arr[-edge:]]
+            items = [fmt.format(v) for v in arr[:edge]] + [" ..."] + [fmt.format(v) for v in arr[-edge:]]
         else:
             items = [fmt.format(v) for v in arr]
         per_line = max(1, (_print_opts["linewidth"] - indent) // (fmt.max_width + 2))
