@@ -1,0 +1,200 @@
+// cache/cpu_backend.cpp — trace cache, kernel cache and the launch loop for "cpu".
+#include "cache/cpu_backend.h"
+
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <mutex>
+
+#include "absl/container/flat_hash_map.h"
+#include "ir/counters.h"
+#include "ir/error.h"
+#include "jit/cpu/jit.h"
+#include "trace/capture.h"
+
+namespace lt {
+
+namespace counters {
+Counter trace_cache_hits("trace_cache_hits");
+Counter trace_cache_misses("trace_cache_misses");
+Counter kernels_compiled("kernels_compiled");
+Counter compile_ms("compile_ms");
+Counter kernels_launched("kernels_launched");
+}  // namespace counters
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+double ms_between(Clock::time_point a, Clock::time_point b) { return std::chrono::duration<double, std::milli>(b - a).count(); }
+
+int debug_level() {
+  static int level = [] {
+    const char* e = std::getenv("LT_DEBUG");
+    return e ? std::atoi(e) : 0;
+  }();
+  return level;
+}
+
+struct Executable {
+  std::shared_ptr<const Plan> plan;
+  std::vector<cpu::KernelFn> fns;
+};
+
+class CpuBackend final : public Backend {
+ public:
+  std::string_view name() const override { return "cpu"; }
+  std::vector<BufferPtr> run(const Trace& trace, const RunOptions& options) override;
+
+  std::shared_ptr<const Executable> executable(const Trace& trace, const RunOptions& options, bool* hit, double* compile_ms,
+                                               int* compiled);
+  void clear() {
+    std::lock_guard<std::mutex> lock(mu_);
+    traces_.clear();
+    kernels_.clear();
+  }
+
+ private:
+  cpu::KernelFn kernel(const Kernel& k, double* compile_ms, int* compiled);
+
+  std::mutex mu_;
+  absl::flat_hash_map<Hash128, std::shared_ptr<const Executable>> traces_;
+  absl::flat_hash_map<Hash128, cpu::KernelFn> kernels_;
+};
+
+Hash128 trace_key(const Trace& trace, const FusionPolicy& policy) {
+  Hash128 h = trace.hash;
+  if (h == Hash128{}) h = hash_trace(trace);
+  return StableHasher().add(h).add_string(policy.name()).finish();
+}
+
+cpu::KernelFn CpuBackend::kernel(const Kernel& k, double* compile_ms, int* compiled) {
+  Hash128 key = StableHasher().add(k.hash()).add_string(cpu::target_id()).finish();
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    auto it = kernels_.find(key);
+    if (it != kernels_.end()) return it->second;
+  }
+  auto t0 = Clock::now();
+  cpu::ObjectCode obj = cpu::compile_kernel_object(k);
+  cpu::KernelFn fn = cpu::load_kernel_object(obj);
+  double ms = ms_between(t0, Clock::now());
+  *compile_ms += ms;
+  ++*compiled;
+  counters::kernels_compiled.add();
+  counters::compile_ms.add(static_cast<int64_t>(ms + 0.5));
+  if (debug_level() >= 2) std::fprintf(stderr, "[lt] compiled %s in %.2f ms (%zu bytes)\n", k.name.c_str(), ms, obj.bytes.size());
+  if (debug_level() >= 4) std::fprintf(stderr, "%s\n", cpu::kernel_llvm_ir(k).c_str());
+  std::lock_guard<std::mutex> lock(mu_);
+  kernels_.emplace(key, fn);
+  return fn;
+}
+
+std::shared_ptr<const Executable> CpuBackend::executable(const Trace& trace, const RunOptions& options, bool* hit,
+                                                         double* compile_ms, int* compiled) {
+  const FusionPolicy& policy = fusion_policy(options.fusion);
+  Hash128 key = trace_key(trace, policy);
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    auto it = traces_.find(key);
+    if (it != traces_.end()) {
+      *hit = true;
+      return it->second;
+    }
+  }
+  *hit = false;
+  auto exe = std::make_shared<Executable>();
+  exe->plan = std::make_shared<const Plan>(schedule(trace, policy));
+  if (debug_level() >= 3) std::fprintf(stderr, "[lt] %s", exe->plan->print().c_str());
+  for (const Kernel& k : exe->plan->kernels) exe->fns.push_back(kernel(k, compile_ms, compiled));
+  std::lock_guard<std::mutex> lock(mu_);
+  return traces_.emplace(key, std::move(exe)).first->second;
+}
+
+std::vector<BufferPtr> CpuBackend::run(const Trace& trace, const RunOptions& options) {
+  auto t0 = Clock::now();
+  bool hit = false;
+  double compile_ms = 0;
+  int compiled = 0;
+  std::shared_ptr<const Executable> exe = executable(trace, options, &hit, &compile_ms, &compiled);
+  (hit ? counters::trace_cache_hits : counters::trace_cache_misses).add();
+  const Plan& plan = *exe->plan;
+  auto t1 = Clock::now();
+
+  // Bind buffers: params from the trace, fresh outputs, temporaries by slot.
+  std::vector<BufferPtr> slots(plan.temp_slot_bytes.size());
+  for (size_t s = 0; s < slots.size(); ++s) slots[s] = make_buffer(DType::Bool, plan.temp_slot_bytes[s]);
+  std::vector<BufferPtr> bound(plan.buffers.size());
+  std::vector<void*> data(plan.buffers.size());
+  for (size_t i = 0; i < plan.buffers.size(); ++i) {
+    const PlanBuffer& b = plan.buffers[i];
+    switch (b.role) {
+      case PlanBuffer::Role::Param: {
+        if (b.index >= static_cast<int32_t>(trace.params.size()) || !trace.params[b.index])
+          fail(ErrorKind::Runtime, "cpu backend: trace parameter ", b.index, " has no buffer");
+        const BufferPtr& p = trace.params[b.index];
+        if (p->dtype() != b.dtype || p->numel() != b.numel)
+          fail(ErrorKind::Runtime, "cpu backend: parameter ", b.index, " is ", dtype_name(p->dtype()), "[", p->numel(),
+               "], expected ", dtype_name(b.dtype), "[", b.numel, "]");
+        bound[i] = p;
+        break;
+      }
+      case PlanBuffer::Role::Output: bound[i] = make_buffer(b.dtype, b.numel); break;
+      case PlanBuffer::Role::Temp: bound[i] = slots[b.index]; break;
+    }
+    data[i] = bound[i]->data();
+  }
+
+  std::vector<void*> ptrs;
+  std::vector<int64_t> scalars;
+  for (size_t ki = 0; ki < plan.kernels.size(); ++ki) {
+    const Kernel& k = plan.kernels[ki];
+    ptrs.clear();
+    for (const KernelBuffer& kb : k.buffers) ptrs.push_back(data[kb.plan_buffer]);
+    scalars.clear();
+    for (size_t s = 0; s < k.scalar_types.size(); ++s) {
+      const ScalarValue& v = trace.scalars.at(k.scalar_slots[s]);
+      int64_t bits;
+      if (is_floating(k.scalar_types[s])) std::memcpy(&bits, &v.f, sizeof bits);
+      else bits = v.i;
+      scalars.push_back(bits);
+    }
+    auto k0 = Clock::now();
+    cpu::launch_kernel(k, exe->fns[ki], ptrs.data(), scalars.data());
+    counters::kernels_launched.add();
+    if (debug_level() >= 2) {
+      double ms = ms_between(k0, Clock::now());
+      std::fprintf(stderr, "[lt]   %-40s %9.3f ms %8.2f GB/s\n", k.name.c_str(), ms,
+                   ms > 0 ? static_cast<double>(k.bytes_moved()) / (ms * 1e6) : 0.0);
+    }
+  }
+  std::vector<BufferPtr> outputs;
+  for (int32_t b : plan.outputs) outputs.push_back(bound[b]);
+  if (debug_level() >= 1) {
+    auto t2 = Clock::now();
+    std::fprintf(stderr, "[lt] sync trace=%s %s policy=%s kernels=%zu compiled=%d compile_ms=%.2f run_ms=%.3f\n",
+                 hash_hex(trace.hash).c_str(), hit ? "hit" : "miss", plan.policy.c_str(), plan.kernels.size(), compiled,
+                 compile_ms, ms_between(t1, t2));
+  }
+  return outputs;
+}
+
+CpuBackend& backend() {
+  static CpuBackend* b = new CpuBackend();
+  return *b;
+}
+
+}  // namespace
+
+Backend& cpu_backend() { return backend(); }
+
+std::shared_ptr<const Plan> cpu_plan_for(const Trace& trace, const RunOptions& options) {
+  bool hit;
+  double ms = 0;
+  int n = 0;
+  return backend().executable(trace, options, &hit, &ms, &n)->plan;
+}
+
+void cpu_clear_caches() { backend().clear(); }
+
+}  // namespace lt

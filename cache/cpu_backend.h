@@ -1,0 +1,32 @@
+// cache/cpu_backend.h — the "cpu" Backend: trace cache + kernel cache + launch.
+//
+// run(): trace hash (+ fusion policy) -> Executable (plan + loaded kernels).
+// The hit path neither schedules nor compiles: it binds params and scalars,
+// allocates outputs and temporaries, and launches. On a miss the trace is
+// scheduled and each kernel is fetched from the kernel cache, keyed by
+// (kernel IR hash, target CPU/features, LLVM version), compiling on a miss.
+//
+// Counters (ir/counters.h): trace_cache_hits, trace_cache_misses,
+// kernels_compiled, compile_ms (total, rounded), kernels_launched.
+//
+// LT_DEBUG (stderr): 1 one line per run (trace hash, hit/miss, kernels,
+// compile ms, run ms); 2 adds one line per kernel (time, GB/s); 3 prints the
+// plan on a miss; 4 prints each compiled kernel's optimised LLVM IR.
+#pragma once
+
+#include <memory>
+
+#include "scheduler/plan.h"
+#include "trace/backend.h"
+
+namespace lt {
+
+Backend& cpu_backend();
+
+/// The plan the cpu backend runs for `trace` (scheduling it when not cached).
+std::shared_ptr<const Plan> cpu_plan_for(const Trace& trace, const RunOptions& options = {});
+
+/// Drops the trace and kernel caches (loaded code stays mapped).
+void cpu_clear_caches();
+
+}  // namespace lt

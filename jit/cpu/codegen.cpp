@@ -1,0 +1,654 @@
+// jit/cpu/codegen.cpp — emits one kernel as LLVM IR.
+//
+// Loop shapes follow scheduler/kernel.h. The entry loads the buffer pointers
+// and calls an internal body whose pointer parameters are `noalias` (the plan
+// never binds one buffer to two arguments), so after inlining the loop
+// vectoriser needs no runtime alias checks. Reductions accumulate in allocas
+// that mem2reg turns into loop phis; float sums are `reassoc` so the
+// vectoriser may keep several vector accumulators; float32 sums and products
+// accumulate in double, as the reference evaluator does.
+#include "jit/cpu/codegen.h"
+
+#include <cmath>
+#include <limits>
+#include <vector>
+
+#include "ir/error.h"
+#include "llvm/IR/Intrinsics.h"
+#include "llvm/IR/MDBuilder.h"
+#include "llvm/IR/Verifier.h"
+
+namespace lt::cpu {
+namespace {
+
+using llvm::Value;
+
+class Codegen {
+ public:
+  Codegen(const Kernel& k, llvm::Module& m) : k_(k), m_(m), ctx_(m.getContext()), b_(ctx_) {}
+  void run(const std::string& symbol);
+
+ private:
+  llvm::Type* vtype(DType d) {
+    switch (d) {
+      case DType::Bool: return b_.getInt1Ty();
+      case DType::Int32: return b_.getInt32Ty();
+      case DType::Int64: return b_.getInt64Ty();
+      case DType::Float32: return b_.getFloatTy();
+      case DType::Float64: return b_.getDoubleTy();
+    }
+    return nullptr;
+  }
+  llvm::Type* mtype(DType d) { return d == DType::Bool ? b_.getInt8Ty() : vtype(d); }
+  Value* i64(int64_t v) { return b_.getInt64(static_cast<uint64_t>(v)); }
+
+  Value* get(int32_t id);
+  Value* get_row(int32_t id);
+  Value* gen(int32_t id);
+  Value* gen_compute(const KOp& o);
+  Value* cast(Value* v, DType from, DType to);
+  Value* to_bool(Value* v, DType from) { return cast(v, from, DType::Bool); }
+  Value* intrinsic(llvm::Intrinsic::ID id, Value* a, Value* c = nullptr);
+  Value* gen_random(Value* seed, Value* counter, int64_t stream, DType dtype);
+  Value* gen_check_index(const KOp& o, Value* idx);
+  void collect_row_deps(int32_t id, std::vector<char>& seen);
+
+  // Loops: returns the induction variable; body runs with the builder inside.
+  struct Loop {
+    llvm::BasicBlock *header, *body, *exit;
+    llvm::PHINode* iv;
+  };
+  Loop begin_loop(Value* start, Value* end, const char* name);
+  void end_loop(Loop& l);
+
+  void gen_elementwise(Value* begin, Value* end);
+  void gen_rows(Value* begin, Value* end);
+  void gen_matmul(Value* begin, Value* end);
+  void set_coords_from(Value* linear, size_t first, size_t last);
+
+  // Reductions
+  struct Acc {
+    llvm::AllocaInst* value = nullptr;
+    llvm::AllocaInst* index = nullptr;
+    DType acc_type;
+  };
+  DType acc_type(const KOp& o) const;
+  void init_acc(int32_t id);
+  void update_acc(int32_t id, Value* x, Value* inner_index);
+  Value* finish_acc(int32_t id);
+  llvm::AllocaInst* entry_alloca(llvm::Type* t);
+
+  const Kernel& k_;
+  llvm::Module& m_;
+  llvm::LLVMContext& ctx_;
+  llvm::IRBuilder<> b_;
+  llvm::Function* fn_ = nullptr;
+  std::vector<Value*> bufs_;
+  Value* scalars_ = nullptr;
+  Value* err_ = nullptr;
+  std::vector<Value*> coords_;
+  std::vector<Value*> row_, elem_;
+  std::vector<Acc> acc_;
+};
+
+llvm::AllocaInst* Codegen::entry_alloca(llvm::Type* t) {
+  llvm::IRBuilder<> eb(&fn_->getEntryBlock(), fn_->getEntryBlock().begin());
+  return eb.CreateAlloca(t);
+}
+
+Value* Codegen::intrinsic(llvm::Intrinsic::ID id, Value* a, Value* c) {
+  if (c) return b_.CreateBinaryIntrinsic(id, a, c);
+  return b_.CreateUnaryIntrinsic(id, a);
+}
+
+Codegen::Loop Codegen::begin_loop(Value* start, Value* end, const char* name) {
+  Loop l;
+  llvm::BasicBlock* pre = b_.GetInsertBlock();
+  l.header = llvm::BasicBlock::Create(ctx_, std::string(name) + ".head", fn_);
+  l.body = llvm::BasicBlock::Create(ctx_, std::string(name) + ".body", fn_);
+  l.exit = llvm::BasicBlock::Create(ctx_, std::string(name) + ".exit", fn_);
+  b_.CreateBr(l.header);
+  b_.SetInsertPoint(l.header);
+  l.iv = b_.CreatePHI(b_.getInt64Ty(), 2, name);
+  l.iv->addIncoming(start, pre);
+  b_.CreateCondBr(b_.CreateICmpSLT(l.iv, end), l.body, l.exit);
+  b_.SetInsertPoint(l.body);
+  return l;
+}
+
+void Codegen::end_loop(Loop& l) {
+  Value* next = b_.CreateAdd(l.iv, i64(1), "", true, true);
+  l.iv->addIncoming(next, b_.GetInsertBlock());
+  b_.CreateBr(l.header);
+  b_.SetInsertPoint(l.exit);
+}
+
+Value* Codegen::cast(Value* v, DType from, DType to) {
+  if (from == to) return v;
+  llvm::Type* t = vtype(to);
+  if (to == DType::Bool) {
+    if (is_floating(from)) return b_.CreateFCmpUNE(v, llvm::ConstantFP::get(v->getType(), 0.0));
+    return b_.CreateICmpNE(v, llvm::ConstantInt::get(v->getType(), 0));
+  }
+  if (from == DType::Bool) return is_floating(to) ? b_.CreateUIToFP(v, t) : b_.CreateZExt(v, t);
+  if (is_floating(from) && is_floating(to)) return b_.CreateFPCast(v, t);
+  if (is_floating(from)) {
+    // Truncation; NaN and out-of-range give the type's minimum (x86 cvtt*, as the reference).
+    unsigned bits = t->getIntegerBitWidth();
+    double lim = std::ldexp(1.0, static_cast<int>(bits) - 1);
+    Value* in_range = b_.CreateAnd(b_.CreateFCmpOGE(v, llvm::ConstantFP::get(v->getType(), -lim)),
+                                   b_.CreateFCmpOLT(v, llvm::ConstantFP::get(v->getType(), lim)));
+    return b_.CreateSelect(in_range, b_.CreateFPToSI(v, t), llvm::ConstantInt::get(t, llvm::APInt::getSignedMinValue(bits)));
+  }
+  if (is_floating(to)) return b_.CreateSIToFP(v, t);
+  return b_.CreateSExtOrTrunc(v, t);
+}
+
+Value* Codegen::get(int32_t id) {
+  const KOp& o = k_.ops[id];
+  if (k_.kind == KernelKind::Rows && !o.elem) return get_row(id);
+  if (elem_[id]) return elem_[id];
+  return elem_[id] = gen(id);
+}
+
+Value* Codegen::get_row(int32_t id) {
+  if (row_[id]) return row_[id];
+  const KOp& o = k_.ops[id];
+  if (o.code == KOpCode::Reduce) fail(ErrorKind::Runtime, "cpu codegen: reduction %", id, " used before its loop");
+  for (int i = 0; i < o.num_inputs; ++i) get_row(o.inputs[i]);
+  return row_[id] = gen(id);
+}
+
+void Codegen::collect_row_deps(int32_t id, std::vector<char>& seen) {
+  if (seen[id]) return;
+  seen[id] = 1;
+  const KOp& o = k_.ops[id];
+  if (!o.elem) {
+    if (o.code != KOpCode::Reduce) get_row(id);
+    return;
+  }
+  for (int i = 0; i < o.num_inputs; ++i) collect_row_deps(o.inputs[i], seen);
+}
+
+DType Codegen::acc_type(const KOp& o) const {
+  const KOp& in = k_.ops[o.inputs[0]];
+  if ((o.op == Op::ReduceSum || o.op == Op::ReduceProd || o.code == KOpCode::Scan) && o.dtype == DType::Float32)
+    return DType::Float64;
+  if (o.op == Op::ArgMax || o.op == Op::ArgMin) return in.dtype;
+  return o.dtype;
+}
+
+void Codegen::init_acc(int32_t id) {
+  const KOp& o = k_.ops[id];
+  Acc& a = acc_[id];
+  a.acc_type = acc_type(o);
+  llvm::Type* t = vtype(a.acc_type);
+  if (!a.value) a.value = entry_alloca(t);
+  Value* init;
+  bool is_max = o.op == Op::ReduceMax || o.op == Op::ArgMax;
+  bool is_min = o.op == Op::ReduceMin || o.op == Op::ArgMin;
+  if (is_max || is_min) {
+    if (is_floating(a.acc_type)) {
+      init = llvm::ConstantFP::getInfinity(t, is_max);
+    } else if (a.acc_type == DType::Bool) {
+      init = b_.getInt1(is_min);
+    } else {
+      unsigned bits = t->getIntegerBitWidth();
+      init = is_max ? llvm::ConstantInt::get(t, llvm::APInt::getSignedMinValue(bits))
+                    : llvm::ConstantInt::get(t, llvm::APInt::getSignedMaxValue(bits));
+    }
+  } else if (o.op == Op::ReduceProd) {
+    init = is_floating(a.acc_type) ? llvm::ConstantFP::get(t, 1.0) : llvm::ConstantInt::get(t, 1);
+  } else {
+    init = is_floating(a.acc_type) ? llvm::ConstantFP::get(t, 0.0) : llvm::ConstantInt::get(t, 0);
+  }
+  b_.CreateStore(init, a.value);
+  if (o.op == Op::ArgMax || o.op == Op::ArgMin) {
+    if (!a.index) a.index = entry_alloca(b_.getInt64Ty());
+    b_.CreateStore(i64(0), a.index);
+  }
+}
+
+void Codegen::update_acc(int32_t id, Value* x, Value* inner_index) {
+  const KOp& o = k_.ops[id];
+  Acc& a = acc_[id];
+  DType in_t = k_.ops[o.inputs[0]].dtype;
+  llvm::Type* t = vtype(a.acc_type);
+  Value* cur = b_.CreateLoad(t, a.value);
+  bool fp = is_floating(a.acc_type);
+  if (o.op == Op::ArgMax || o.op == Op::ArgMin) {
+    // First index of the extreme; NaN counts as the extreme (first NaN wins).
+    Value* better;
+    if (fp) {
+      Value* cmp = o.op == Op::ArgMax ? b_.CreateFCmpOGT(x, cur) : b_.CreateFCmpOLT(x, cur);
+      Value* x_nan = b_.CreateFCmpUNO(x, x);
+      Value* cur_nan = b_.CreateFCmpUNO(cur, cur);
+      better = b_.CreateAnd(b_.CreateOr(cmp, x_nan), b_.CreateNot(cur_nan));
+    } else if (a.acc_type == DType::Bool) {
+      better = o.op == Op::ArgMax ? b_.CreateICmpUGT(x, cur) : b_.CreateICmpULT(x, cur);
+    } else {
+      better = o.op == Op::ArgMax ? b_.CreateICmpSGT(x, cur) : b_.CreateICmpSLT(x, cur);
+    }
+    // The first element always initialises (handles all -inf / all NaN rows).
+    better = b_.CreateOr(better, b_.CreateICmpEQ(inner_index, i64(0)));
+    b_.CreateStore(b_.CreateSelect(better, x, cur), a.value);
+    b_.CreateStore(b_.CreateSelect(better, inner_index, b_.CreateLoad(b_.getInt64Ty(), a.index)), a.index);
+    return;
+  }
+  x = cast(x, in_t, a.acc_type);
+  Value* r;
+  llvm::FastMathFlags fmf;
+  fmf.setAllowReassoc();
+  switch (o.op) {
+    case Op::ReduceSum:
+      if (fp) {
+        r = b_.CreateFAdd(cur, x);
+        llvm::cast<llvm::Instruction>(r)->setFastMathFlags(fmf);
+      } else {
+        r = a.acc_type == DType::Bool ? b_.CreateOr(cur, x) : b_.CreateAdd(cur, x);
+      }
+      break;
+    case Op::ReduceProd:
+      if (fp) {
+        r = b_.CreateFMul(cur, x);
+        llvm::cast<llvm::Instruction>(r)->setFastMathFlags(fmf);
+      } else {
+        r = a.acc_type == DType::Bool ? b_.CreateAnd(cur, x) : b_.CreateMul(cur, x);
+      }
+      break;
+    case Op::ReduceMax:
+      r = fp ? intrinsic(llvm::Intrinsic::maximum, cur, x)
+              : a.acc_type == DType::Bool ? b_.CreateOr(cur, x) : intrinsic(llvm::Intrinsic::smax, cur, x);
+      break;
+    case Op::ReduceMin:
+      r = fp ? intrinsic(llvm::Intrinsic::minimum, cur, x)
+              : a.acc_type == DType::Bool ? b_.CreateAnd(cur, x) : intrinsic(llvm::Intrinsic::smin, cur, x);
+      break;
+    default: fail(ErrorKind::Runtime, "cpu codegen: reduction ", op_name(o.op));
+  }
+  b_.CreateStore(r, a.value);
+}
+
+Value* Codegen::finish_acc(int32_t id) {
+  const KOp& o = k_.ops[id];
+  Acc& a = acc_[id];
+  if (o.op == Op::ArgMax || o.op == Op::ArgMin) return cast(b_.CreateLoad(b_.getInt64Ty(), a.index), DType::Int64, o.dtype);
+  return cast(b_.CreateLoad(vtype(a.acc_type), a.value), a.acc_type, o.dtype);
+}
+
+Value* Codegen::gen_check_index(const KOp& o, Value* idx) {
+  Value* ok = b_.CreateICmpULT(idx, i64(o.imm));
+  llvm::BasicBlock* bad = llvm::BasicBlock::Create(ctx_, "bad_index", fn_);
+  llvm::BasicBlock* cont = llvm::BasicBlock::Create(ctx_, "index_ok", fn_);
+  b_.CreateCondBr(ok, cont, bad, llvm::MDBuilder(ctx_).createBranchWeights(1 << 20, 1));
+  b_.SetInsertPoint(bad);
+  Value* code = i64(o.imm2 + 1);
+  auto* cx = b_.CreateAtomicCmpXchg(err_, i64(0), code, llvm::MaybeAlign(8), llvm::AtomicOrdering::Monotonic,
+                                    llvm::AtomicOrdering::Monotonic);
+  llvm::BasicBlock* record = llvm::BasicBlock::Create(ctx_, "record", fn_);
+  b_.CreateCondBr(b_.CreateExtractValue(cx, 1), record, cont);
+  b_.SetInsertPoint(record);
+  b_.CreateStore(idx, b_.CreateConstGEP1_64(b_.getInt64Ty(), err_, 1));
+  b_.CreateStore(i64(o.imm), b_.CreateConstGEP1_64(b_.getInt64Ty(), err_, 2));
+  b_.CreateStore(i64(static_cast<int64_t>(o.fimm)), b_.CreateConstGEP1_64(b_.getInt64Ty(), err_, 3));
+  b_.CreateBr(cont);
+  b_.SetInsertPoint(cont);
+  return b_.CreateSelect(ok, idx, i64(0));
+}
+
+// Philox4x32-10 (Salmon et al. 2011), key = seed, counter = (index, 0).
+Value* Codegen::gen_random(Value* seed, Value* counter, int64_t stream, DType dtype) {
+  llvm::Type* i32 = b_.getInt32Ty();
+  llvm::Type* i64t = b_.getInt64Ty();
+  Value* c[4] = {b_.CreateTrunc(counter, i32), b_.CreateTrunc(b_.CreateLShr(counter, 32), i32), b_.getInt32(0),
+                 b_.getInt32(0)};
+  Value* k0 = b_.CreateTrunc(seed, i32);
+  Value* k1 = b_.CreateTrunc(b_.CreateLShr(seed, 32), i32);
+  auto mulhilo = [&](uint32_t m, Value* x, Value** hi, Value** lo) {
+    Value* p = b_.CreateMul(b_.CreateZExt(x, i64t), b_.getInt64(m));
+    *lo = b_.CreateTrunc(p, i32);
+    *hi = b_.CreateTrunc(b_.CreateLShr(p, 32), i32);
+  };
+  for (int round = 0; round < 10; ++round) {
+    Value *hi0, *lo0, *hi1, *lo1;
+    mulhilo(0xD2511F53u, c[0], &hi0, &lo0);
+    mulhilo(0xCD9E8D57u, c[2], &hi1, &lo1);
+    Value* n0 = b_.CreateXor(b_.CreateXor(hi1, c[1]), k0);
+    Value* n2 = b_.CreateXor(b_.CreateXor(hi0, c[3]), k1);
+    c[0] = n0, c[1] = lo1, c[2] = n2, c[3] = lo0;
+    k0 = b_.CreateAdd(k0, b_.getInt32(0x9E3779B9u));
+    k1 = b_.CreateAdd(k1, b_.getInt32(0xBB67AE85u));
+  }
+  Value* bits = c[stream & 3];
+  if (dtype == DType::Float64)
+    return b_.CreateFMul(b_.CreateUIToFP(bits, b_.getDoubleTy()), llvm::ConstantFP::get(b_.getDoubleTy(), 1.0 / 4294967296.0));
+  Value* top = b_.CreateLShr(bits, 8);
+  return b_.CreateFMul(b_.CreateUIToFP(top, b_.getFloatTy()), llvm::ConstantFP::get(b_.getFloatTy(), 1.0 / 16777216.0));
+}
+
+Value* Codegen::gen(int32_t id) {
+  const KOp& o = k_.ops[id];
+  auto in = [&](int i) { return get(o.inputs[i]); };
+  switch (o.code) {
+    case KOpCode::Coord: return coords_[o.imm];
+    case KOpCode::Const:
+      if (is_floating(o.dtype)) return llvm::ConstantFP::get(vtype(o.dtype), o.fimm);
+      return llvm::ConstantInt::get(vtype(o.dtype), static_cast<uint64_t>(o.imm), true);
+    case KOpCode::Param: {
+      Value* slot = b_.CreateConstGEP1_64(b_.getInt64Ty(), scalars_, o.imm);
+      if (is_floating(o.dtype)) return b_.CreateFPCast(b_.CreateLoad(b_.getDoubleTy(), slot), vtype(o.dtype));
+      Value* v = b_.CreateLoad(b_.getInt64Ty(), slot);
+      return o.dtype == DType::Bool ? b_.CreateICmpNE(v, i64(0)) : b_.CreateTrunc(v, vtype(o.dtype));
+    }
+    case KOpCode::Load: {
+      Value* p = b_.CreateGEP(mtype(o.dtype), bufs_[o.imm], in(0));
+      Value* v = b_.CreateLoad(mtype(o.dtype), p);
+      return o.dtype == DType::Bool ? b_.CreateICmpNE(v, b_.getInt8(0)) : v;
+    }
+    case KOpCode::Store:
+    case KOpCode::AccumStore: {
+      Value* p = b_.CreateGEP(mtype(o.dtype), bufs_[o.imm], in(0));
+      Value* v = in(1);
+      if (o.code == KOpCode::AccumStore) {
+        Value* old = b_.CreateLoad(mtype(o.dtype), p);
+        if (o.dtype == DType::Bool) v = b_.CreateOr(b_.CreateICmpNE(old, b_.getInt8(0)), v);
+        else v = is_floating(o.dtype) ? b_.CreateFAdd(old, v) : b_.CreateAdd(old, v);
+      }
+      if (o.dtype == DType::Bool) v = b_.CreateZExt(v, b_.getInt8Ty());
+      b_.CreateStore(v, p);
+      return nullptr;
+    }
+    case KOpCode::IndexDiv: return b_.CreateUDiv(in(0), i64(o.imm));
+    case KOpCode::IndexMod: return b_.CreateURem(in(0), i64(o.imm));
+    case KOpCode::Compute: return gen_compute(o);
+    case KOpCode::Random: return gen_random(in(0), in(1), o.imm, o.dtype);
+    case KOpCode::CheckIndex: return gen_check_index(o, in(0));
+    case KOpCode::Reduce:
+    case KOpCode::Scan: fail(ErrorKind::Runtime, "cpu codegen: ", kop_name(o.code), " emitted out of its loop");
+  }
+  return nullptr;
+}
+
+Value* Codegen::gen_compute(const KOp& o) {
+  DType in_t = k_.ops[o.inputs[0]].dtype;
+  Value* a = get(o.inputs[0]);
+  Value* c = o.num_inputs > 1 ? get(o.inputs[1]) : nullptr;
+  bool fp = is_floating(in_t);
+  bool is_bool = in_t == DType::Bool;
+  llvm::Type* t = a->getType();
+  switch (o.op) {
+    case Op::Cast: return cast(a, in_t, o.dtype);
+    case Op::Detach: return a;
+    case Op::Neg: return fp ? b_.CreateFNeg(a) : is_bool ? a : b_.CreateNeg(a);
+    case Op::Abs:
+      if (fp) return intrinsic(llvm::Intrinsic::fabs, a);
+      if (is_bool) return a;
+      return b_.CreateBinaryIntrinsic(llvm::Intrinsic::abs, a, b_.getFalse());
+    case Op::Sqrt: return intrinsic(llvm::Intrinsic::sqrt, a);
+    case Op::Floor: return fp ? intrinsic(llvm::Intrinsic::floor, a) : a;
+    case Op::Ceil: return fp ? intrinsic(llvm::Intrinsic::ceil, a) : a;
+    case Op::Round: return fp ? intrinsic(llvm::Intrinsic::roundeven, a) : a;
+    case Op::Exp:
+    case Op::Log:
+    case Op::Log1p:
+    case Op::Expm1:
+    case Op::Tanh:
+    case Op::Erf:
+    case Op::Sin:
+    case Op::Cos: {
+      Value* v = emit_transcendental(b_, o.op, a);
+      if (!v) fail(ErrorKind::NotImplemented, "cpu codegen: ", op_name(o.op));
+      return v;
+    }
+    case Op::Sign:
+      if (is_bool) return a;
+      if (fp) {  // NaN -> 0, -0 -> +0 (torch.sign)
+        Value* zero = llvm::ConstantFP::get(t, 0.0);
+        return b_.CreateSelect(b_.CreateFCmpOGT(a, zero), llvm::ConstantFP::get(t, 1.0),
+                               b_.CreateSelect(b_.CreateFCmpOLT(a, zero), llvm::ConstantFP::get(t, -1.0), zero));
+      }
+      return b_.CreateSub(b_.CreateZExt(b_.CreateICmpSGT(a, llvm::ConstantInt::get(t, 0)), t),
+                          b_.CreateZExt(b_.CreateICmpSLT(a, llvm::ConstantInt::get(t, 0)), t));
+    case Op::LogicalNot: return b_.CreateNot(to_bool(a, in_t));
+    case Op::IsNan: return fp ? b_.CreateFCmpUNO(a, a) : b_.getFalse();
+    case Op::Add: return fp ? b_.CreateFAdd(a, c) : is_bool ? b_.CreateOr(a, c) : b_.CreateAdd(a, c);
+    case Op::Sub: return fp ? b_.CreateFSub(a, c) : is_bool ? b_.CreateXor(a, c) : b_.CreateSub(a, c);
+    case Op::Mul: return fp ? b_.CreateFMul(a, c) : is_bool ? b_.CreateAnd(a, c) : b_.CreateMul(a, c);
+    case Op::Div: {
+      if (fp) return b_.CreateFDiv(a, c);
+      if (is_bool) return b_.CreateAnd(a, c);
+      // Truncating division; x / 0 = 0 and INT_MIN / -1 wraps, never a trap.
+      Value* zero = llvm::ConstantInt::get(t, 0);
+      Value* is_zero = b_.CreateICmpEQ(c, zero);
+      Value* minus1 = b_.CreateICmpEQ(c, llvm::ConstantInt::get(t, -1, true));
+      Value* safe = b_.CreateSelect(b_.CreateOr(is_zero, minus1), llvm::ConstantInt::get(t, 1), c);
+      Value* q = b_.CreateSDiv(a, safe);
+      q = b_.CreateSelect(minus1, b_.CreateNeg(a), q);
+      return b_.CreateSelect(is_zero, zero, q);
+    }
+    case Op::Pow: {
+      if (fp) return intrinsic(llvm::Intrinsic::pow, a, c);
+      if (is_bool) return b_.CreateOr(a, b_.CreateNot(c));
+      // Integer power by squaring (exponent < 0 gives 0 unless the base is +-1).
+      Value* base = b_.CreateSExt(a, b_.getInt64Ty());
+      Value* e = b_.CreateSExt(c, b_.getInt64Ty());
+      Value* result = i64(1);
+      Value* ee = e;
+      for (int i = 0; i < 63; ++i) {
+        Value* bit = b_.CreateICmpNE(b_.CreateAnd(ee, i64(1)), i64(0));
+        result = b_.CreateSelect(bit, b_.CreateMul(result, base), result);
+        base = b_.CreateMul(base, base);
+        ee = b_.CreateLShr(ee, 1);
+      }
+      Value* a64 = b_.CreateSExt(a, b_.getInt64Ty());
+      Value* neg_result = b_.CreateSelect(b_.CreateICmpEQ(a64, i64(1)), i64(1),
+                                          b_.CreateSelect(b_.CreateICmpEQ(a64, i64(-1)),
+                                                          b_.CreateSelect(b_.CreateICmpEQ(b_.CreateAnd(e, i64(1)), i64(0)), i64(1), i64(-1)),
+                                                          i64(0)));
+      result = b_.CreateSelect(b_.CreateICmpSLT(e, i64(0)), neg_result, result);
+      return b_.CreateTrunc(result, t);
+    }
+    case Op::Maximum:
+      if (fp) return intrinsic(llvm::Intrinsic::maximum, a, c);
+      return is_bool ? b_.CreateOr(a, c) : intrinsic(llvm::Intrinsic::smax, a, c);
+    case Op::Minimum:
+      if (fp) return intrinsic(llvm::Intrinsic::minimum, a, c);
+      return is_bool ? b_.CreateAnd(a, c) : intrinsic(llvm::Intrinsic::smin, a, c);
+    case Op::Eq: return fp ? b_.CreateFCmpOEQ(a, c) : b_.CreateICmpEQ(a, c);
+    case Op::Ne: return fp ? b_.CreateFCmpUNE(a, c) : b_.CreateICmpNE(a, c);
+    case Op::Lt: return fp ? b_.CreateFCmpOLT(a, c) : is_bool ? b_.CreateICmpULT(a, c) : b_.CreateICmpSLT(a, c);
+    case Op::Le: return fp ? b_.CreateFCmpOLE(a, c) : is_bool ? b_.CreateICmpULE(a, c) : b_.CreateICmpSLE(a, c);
+    case Op::Gt: return fp ? b_.CreateFCmpOGT(a, c) : is_bool ? b_.CreateICmpUGT(a, c) : b_.CreateICmpSGT(a, c);
+    case Op::Ge: return fp ? b_.CreateFCmpOGE(a, c) : is_bool ? b_.CreateICmpUGE(a, c) : b_.CreateICmpSGE(a, c);
+    case Op::LogicalAnd: return b_.CreateAnd(to_bool(a, in_t), to_bool(c, k_.ops[o.inputs[1]].dtype));
+    case Op::LogicalOr: return b_.CreateOr(to_bool(a, in_t), to_bool(c, k_.ops[o.inputs[1]].dtype));
+    case Op::Where: return b_.CreateSelect(to_bool(a, in_t), c, get(o.inputs[2]));
+    default: fail(ErrorKind::NotImplemented, "cpu codegen: compute ", op_name(o.op));
+  }
+}
+
+// Sets coords_[first, last) by unravelling `linear` over domain[first, last).
+void Codegen::set_coords_from(Value* linear, size_t first, size_t last) {
+  Value* rest = linear;
+  for (size_t i = last; i-- > first;) {
+    if (i == first) {
+      coords_[i] = rest;
+      break;
+    }
+    int64_t n = k_.domain[i];
+    coords_[i] = b_.CreateURem(rest, i64(n));
+    rest = b_.CreateUDiv(rest, i64(n));
+  }
+}
+
+void Codegen::gen_elementwise(Value* begin, Value* end) {
+  // Chunks of the innermost dim: [pos, pos + n) stays inside one row.
+  size_t r = k_.domain.size();
+  int64_t inner = r ? k_.domain.back() : 1;
+  llvm::BasicBlock* pre = b_.GetInsertBlock();
+  llvm::BasicBlock* head = llvm::BasicBlock::Create(ctx_, "chunk.head", fn_);
+  llvm::BasicBlock* body = llvm::BasicBlock::Create(ctx_, "chunk.body", fn_);
+  llvm::BasicBlock* exit = llvm::BasicBlock::Create(ctx_, "chunk.exit", fn_);
+  b_.CreateBr(head);
+  b_.SetInsertPoint(head);
+  llvm::PHINode* pos = b_.CreatePHI(b_.getInt64Ty(), 2, "pos");
+  pos->addIncoming(begin, pre);
+  b_.CreateCondBr(b_.CreateICmpSLT(pos, end), body, exit);
+  b_.SetInsertPoint(body);
+  Value* row = b_.CreateUDiv(pos, i64(inner));
+  Value* i0 = b_.CreateSub(pos, b_.CreateMul(row, i64(inner)));
+  Value* i1 = b_.CreateBinaryIntrinsic(llvm::Intrinsic::smin, i64(inner), b_.CreateAdd(i0, b_.CreateSub(end, pos)));
+  if (r > 1) set_coords_from(row, 0, r - 1);
+  Loop l = begin_loop(i0, i1, "i");
+  if (r) coords_[r - 1] = l.iv;
+  std::fill(elem_.begin(), elem_.end(), nullptr);
+  for (size_t id = 0; id < k_.ops.size(); ++id)
+    if (k_.ops[id].code == KOpCode::Store || k_.ops[id].code == KOpCode::AccumStore) get(static_cast<int32_t>(id));
+  end_loop(l);
+  Value* next = b_.CreateAdd(pos, b_.CreateSub(i1, i0));
+  pos->addIncoming(next, b_.GetInsertBlock());
+  b_.CreateBr(head);
+  b_.SetInsertPoint(exit);
+}
+
+void Codegen::gen_rows(Value* begin, Value* end) {
+  size_t r = k_.domain.size(), outer = static_cast<size_t>(k_.outer_rank);
+  int64_t inner = k_.inner_size();
+  Loop rows = begin_loop(begin, end, "row");
+  if (outer) set_coords_from(rows.iv, 0, outer);
+  std::fill(row_.begin(), row_.end(), nullptr);
+  for (int p = 0; p < k_.num_phases; ++p) {
+    std::vector<int32_t> roots, reduces;
+    for (size_t id = 0; id < k_.ops.size(); ++id) {
+      const KOp& o = k_.ops[id];
+      if (o.code == KOpCode::Reduce && o.phase == p) reduces.push_back(static_cast<int32_t>(id));
+      if (o.elem && o.phase == p &&
+          (o.code == KOpCode::Store || o.code == KOpCode::AccumStore || o.code == KOpCode::Scan))
+        roots.push_back(static_cast<int32_t>(id));
+    }
+    if (roots.empty() && reduces.empty()) continue;
+    std::vector<char> seen(k_.ops.size(), 0);
+    for (int32_t id : roots) collect_row_deps(id, seen);
+    for (int32_t id : reduces) collect_row_deps(k_.ops[id].inputs[0], seen);
+    for (int32_t id : reduces) init_acc(id);
+    for (int32_t id : roots)
+      if (k_.ops[id].code == KOpCode::Scan) init_acc(id);
+    Loop l = begin_loop(i64(0), i64(inner), "inner");
+    if (r > outer) set_coords_from(l.iv, outer, r);
+    std::fill(elem_.begin(), elem_.end(), nullptr);
+    for (int32_t id : reduces) update_acc(id, get(k_.ops[id].inputs[0]), l.iv);
+    for (int32_t id : roots) {
+      const KOp& o = k_.ops[id];
+      if (o.code != KOpCode::Scan) continue;
+      Acc& a = acc_[id];
+      Value* x = cast(get(o.inputs[0]), k_.ops[o.inputs[0]].dtype, a.acc_type);
+      Value* cur = b_.CreateLoad(vtype(a.acc_type), a.value);
+      Value* s = is_floating(a.acc_type) ? b_.CreateFAdd(cur, x) : b_.CreateAdd(cur, x);
+      b_.CreateStore(s, a.value);
+      elem_[id] = cast(s, a.acc_type, o.dtype);
+    }
+    for (int32_t id : roots) get(id);
+    end_loop(l);
+    for (int32_t id : reduces) row_[id] = finish_acc(id);
+  }
+  for (size_t id = 0; id < k_.ops.size(); ++id) {
+    const KOp& o = k_.ops[id];
+    if (!o.elem && (o.code == KOpCode::Store || o.code == KOpCode::AccumStore)) get_row(static_cast<int32_t>(id));
+  }
+  end_loop(rows);
+}
+
+void Codegen::gen_matmul(Value* begin, Value* end) {
+  // Row (b, m): C[b, m, :] = 0; for k: a = A[b, m, k]; for n: C[n] += a * B[b, k, n].
+  // The n loop is contiguous in C (and in B for a row-major rhs), so it vectorises.
+  int64_t M = k_.domain[1], N = k_.domain[2], K = k_.domain[3];
+  DType dt = k_.buffers[k_.mm_out].dtype;
+  llvm::Type* t = mtype(dt);
+  bool fp = is_floating(dt);
+  Loop rows = begin_loop(begin, end, "row");
+  coords_[0] = b_.CreateUDiv(rows.iv, i64(M));
+  coords_[1] = b_.CreateURem(rows.iv, i64(M));
+  Value* crow = b_.CreateGEP(t, bufs_[k_.mm_out], b_.CreateMul(rows.iv, i64(N)));
+  Loop z = begin_loop(i64(0), i64(N), "zero");
+  b_.CreateStore(fp ? llvm::ConstantFP::get(t, 0.0) : llvm::ConstantInt::get(t, 0), b_.CreateGEP(t, crow, z.iv));
+  end_loop(z);
+  Loop kl = begin_loop(i64(0), i64(K), "k");
+  coords_[3] = kl.iv;
+  std::fill(elem_.begin(), elem_.end(), nullptr);
+  coords_[2] = i64(0);  // placeholder: the lhs never reads n
+  Value* a = get(k_.mm_lhs);
+  std::vector<Value*> saved = elem_;
+  Loop nl = begin_loop(i64(0), i64(N), "n");
+  coords_[2] = nl.iv;
+  Value* bv = get(k_.mm_rhs);
+  Value* p = b_.CreateGEP(t, crow, nl.iv);
+  Value* cur = b_.CreateLoad(t, p);
+  Value* sum;
+  if (fp) {
+    sum = b_.CreateIntrinsic(llvm::Intrinsic::fmuladd, {t}, {a, bv, cur});
+  } else if (dt == DType::Bool) {
+    sum = b_.CreateOr(b_.CreateICmpNE(cur, b_.getInt8(0)), b_.CreateAnd(a, bv));
+    sum = b_.CreateZExt(sum, t);
+  } else {
+    sum = b_.CreateAdd(cur, b_.CreateMul(a, bv));
+  }
+  b_.CreateStore(sum, p);
+  end_loop(nl);
+  elem_ = saved;
+  end_loop(kl);
+  end_loop(rows);
+}
+
+void Codegen::run(const std::string& symbol) {
+  llvm::Type* ptr = b_.getPtrTy();
+  llvm::Type* i64t = b_.getInt64Ty();
+  // Body: (buffers..., scalars, error, begin, end) with noalias buffers.
+  std::vector<llvm::Type*> params(k_.buffers.size(), ptr);
+  params.push_back(ptr), params.push_back(ptr), params.push_back(i64t), params.push_back(i64t);
+  auto* body_ty = llvm::FunctionType::get(b_.getInt32Ty(), params, false);
+  fn_ = llvm::Function::Create(body_ty, llvm::Function::InternalLinkage, symbol + ".body", m_);
+  for (size_t i = 0; i < k_.buffers.size(); ++i) {
+    fn_->addParamAttr(static_cast<unsigned>(i), llvm::Attribute::NoAlias);
+    bufs_.push_back(fn_->getArg(static_cast<unsigned>(i)));
+  }
+  size_t nb = k_.buffers.size();
+  scalars_ = fn_->getArg(nb);
+  err_ = fn_->getArg(nb + 1);
+  Value* begin = fn_->getArg(nb + 2);
+  Value* end = fn_->getArg(nb + 3);
+  fn_->addFnAttr(llvm::Attribute::NoUnwind);
+  b_.SetInsertPoint(llvm::BasicBlock::Create(ctx_, "entry", fn_));
+  coords_.assign(std::max<size_t>(k_.domain.size(), 4), nullptr);
+  row_.assign(k_.ops.size(), nullptr);
+  elem_.assign(k_.ops.size(), nullptr);
+  acc_.assign(k_.ops.size(), Acc{});
+  switch (k_.kind) {
+    case KernelKind::Elementwise: gen_elementwise(begin, end); break;
+    case KernelKind::Rows: gen_rows(begin, end); break;
+    case KernelKind::MatMul: gen_matmul(begin, end); break;
+  }
+  b_.CreateRet(b_.CreateTrunc(b_.CreateLoad(i64t, err_), b_.getInt32Ty()));
+
+  // Entry: unpack KernelArgs {buffers, scalars, error}.
+  auto* entry_ty = llvm::FunctionType::get(b_.getInt32Ty(), {ptr, i64t, i64t}, false);
+  auto* entry = llvm::Function::Create(entry_ty, llvm::Function::ExternalLinkage, symbol, m_);
+  entry->addFnAttr(llvm::Attribute::NoUnwind);
+  b_.SetInsertPoint(llvm::BasicBlock::Create(ctx_, "entry", entry));
+  Value* args = entry->getArg(0);
+  Value* bufs = b_.CreateLoad(ptr, args);
+  std::vector<Value*> call_args;
+  for (size_t i = 0; i < nb; ++i) call_args.push_back(b_.CreateLoad(ptr, b_.CreateConstGEP1_64(ptr, bufs, i)));
+  call_args.push_back(b_.CreateLoad(ptr, b_.CreateConstGEP1_64(ptr, args, 1)));
+  call_args.push_back(b_.CreateLoad(ptr, b_.CreateConstGEP1_64(ptr, args, 2)));
+  call_args.push_back(entry->getArg(1));
+  call_args.push_back(entry->getArg(2));
+  b_.CreateRet(b_.CreateCall(fn_, call_args));
+}
+
+}  // namespace
+
+void generate_kernel(const Kernel& kernel, llvm::Module& module, const std::string& symbol) {
+  Codegen(kernel, module).run(symbol);
+}
+
+}  // namespace lt::cpu

@@ -1,0 +1,61 @@
+// jit/cpu/jit.h — the CPU JIT: kernel IR -> LLVM IR -> object code -> callable.
+//
+// Compilation is split in two so the kernel cache (cache/) can keep objects on
+// disk: compile_kernel_object() produces relocatable object bytes for the host
+// (CPU name and features as -mcpu=native would pick), load_kernel_object()
+// links those bytes into the process-wide ORC LLJIT and returns the entry.
+//
+// Entry ABI (C): int32_t k(const KernelArgs*, int64_t begin, int64_t end)
+// runs rows (Rows / MatMul kernels) or elements (Elementwise kernels) in
+// [begin, end) and returns non-zero when it recorded an error in args->error.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "scheduler/kernel.h"
+
+namespace lt::cpu {
+
+/// First data-dependent error of a launch (written once, by compare-and-swap on `code`).
+struct ErrorSlot {
+  int64_t code = 0;   ///< 0: none; else 1 + the Op that failed (Gather, ScatterAdd)
+  int64_t value = 0;  ///< the offending index
+  int64_t bound = 0;  ///< size of the indexed dim
+  int64_t axis = 0;
+};
+
+struct KernelArgs {
+  void* const* buffers;    ///< one per Kernel::buffers entry
+  const int64_t* scalars;  ///< one 8-byte slot per scalar: double bits for floats, int64 otherwise
+  ErrorSlot* error;
+};
+
+using KernelFn = int32_t (*)(const KernelArgs*, int64_t, int64_t);
+
+struct ObjectCode {
+  std::string symbol;  ///< entry symbol inside the object
+  std::string bytes;   ///< ELF relocatable object
+};
+
+struct CompileTimes {
+  double codegen_ms = 0, optimize_ms = 0, emit_ms = 0;
+};
+
+/// "<cpu>;<features>;llvm-<version>": part of every kernel cache key.
+const std::string& target_id();
+/// The entry symbol a kernel compiles to (derived from its hash).
+std::string kernel_symbol(const Kernel& kernel);
+/// Generates, optimises and emits one kernel. Throws lt::Error when LLVM rejects it.
+ObjectCode compile_kernel_object(const Kernel& kernel, CompileTimes* times = nullptr);
+/// Links an object into the JIT (once per symbol) and returns its entry.
+KernelFn load_kernel_object(const ObjectCode& object);
+/// The optimised LLVM IR of a kernel, for LT_DEBUG=4.
+std::string kernel_llvm_ir(const Kernel& kernel, bool optimized = true);
+
+/// Runs `fn` over [0, kernel.outer_size()) on TBB threads, serially when the
+/// work is small or the kernel is `serial`. Throws lt::Error(Index) when the
+/// kernel reported a bad index.
+void launch_kernel(const Kernel& kernel, KernelFn fn, void* const* buffers, const int64_t* scalars);
+
+}  // namespace lt::cpu

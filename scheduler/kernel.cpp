@@ -1,0 +1,113 @@
+// scheduler/kernel.cpp — printing, hashing and sizes of kernel IR.
+#include "scheduler/kernel.h"
+
+#include "absl/strings/str_cat.h"
+#include "ir/error.h"
+
+namespace lt {
+
+const char* kop_name(KOpCode code) {
+  switch (code) {
+    case KOpCode::Coord: return "coord";
+    case KOpCode::Const: return "const";
+    case KOpCode::Param: return "param";
+    case KOpCode::Load: return "load";
+    case KOpCode::Store: return "store";
+    case KOpCode::AccumStore: return "accum_store";
+    case KOpCode::Compute: return "compute";
+    case KOpCode::IndexDiv: return "idiv";
+    case KOpCode::IndexMod: return "imod";
+    case KOpCode::Reduce: return "reduce";
+    case KOpCode::Scan: return "scan";
+    case KOpCode::Random: return "random";
+    case KOpCode::CheckIndex: return "check_index";
+  }
+  return "?";
+}
+
+std::string hash_hex(const Hash128& h) {
+  static const char* digits = "0123456789abcdef";
+  std::string s(32, '0');
+  for (int i = 0; i < 16; ++i) {
+    s[15 - i] = digits[(h.hi >> (4 * i)) & 15];
+    s[31 - i] = digits[(h.lo >> (4 * i)) & 15];
+  }
+  return s;
+}
+
+int64_t Kernel::outer_size() const {
+  if (kind == KernelKind::Elementwise) return shape_numel(domain);
+  int64_t n = 1;
+  for (int32_t i = 0; i < outer_rank; ++i) n *= domain[i];
+  return n;
+}
+
+int64_t Kernel::inner_size() const {
+  if (kind == KernelKind::Elementwise) return domain.empty() ? 1 : domain.back();
+  int64_t n = 1;
+  for (size_t i = outer_rank; i < domain.size(); ++i) n *= domain[i];
+  return n;
+}
+
+Hash128 Kernel::hash() const {
+  StableHasher h;
+  h.add_string("lt-kernel-v1");
+  h.add(static_cast<uint64_t>(kind)).add(domain.size());
+  for (int64_t d : domain) h.add(static_cast<uint64_t>(d));
+  h.add(static_cast<uint64_t>(outer_rank)).add(static_cast<uint64_t>(num_phases)).add(serial ? 1 : 0);
+  h.add(buffers.size());
+  for (const KernelBuffer& b : buffers) h.add(static_cast<uint64_t>(b.dtype)).add(static_cast<uint64_t>(b.numel)).add(b.written);
+  h.add(scalar_types.size());
+  for (DType d : scalar_types) h.add(static_cast<uint64_t>(d));
+  h.add(ops.size());
+  for (const KOp& o : ops) {
+    h.add(static_cast<uint64_t>(o.code)).add(static_cast<uint64_t>(o.op)).add(static_cast<uint64_t>(o.dtype));
+    h.add(o.elem).add(static_cast<uint64_t>(o.phase)).add(o.num_inputs);
+    for (int i = 0; i < o.num_inputs; ++i) h.add(static_cast<uint64_t>(o.inputs[i]));
+    h.add(static_cast<uint64_t>(o.imm)).add(static_cast<uint64_t>(o.imm2)).add_double(o.fimm);
+  }
+  h.add(static_cast<uint64_t>(static_cast<int64_t>(mm_lhs))).add(static_cast<uint64_t>(static_cast<int64_t>(mm_rhs)));
+  h.add(static_cast<uint64_t>(static_cast<int64_t>(mm_out)));
+  return h.finish();
+}
+
+int64_t Kernel::bytes_moved() const {
+  int64_t n = 0;
+  for (const KernelBuffer& b : buffers) n += b.numel * static_cast<int64_t>(dtype_size(b.dtype));
+  return n;
+}
+
+std::string print_kernel(const Kernel& k) {
+  static const char* kinds[] = {"elementwise", "rows", "matmul"};
+  std::string s = cat("kernel ", k.name, " ", kinds[static_cast<int>(k.kind)], " domain=", shape_str(k.domain),
+                      " outer_rank=", k.outer_rank, " phases=", k.num_phases, k.serial ? " serial" : "", "\n");
+  for (size_t i = 0; i < k.buffers.size(); ++i) {
+    const KernelBuffer& b = k.buffers[i];
+    absl::StrAppend(&s, "  buf", i, " ", detail::to_alpha(dtype_name(b.dtype)), "[", b.numel, "]",
+                    b.written ? " out" : " in", " -> b", b.plan_buffer, "\n");
+  }
+  for (size_t i = 0; i < k.scalar_types.size(); ++i)
+    absl::StrAppend(&s, "  scalar", i, " ", detail::to_alpha(dtype_name(k.scalar_types[i])), " -> s", k.scalar_slots[i],
+                    "\n");
+  for (size_t i = 0; i < k.ops.size(); ++i) {
+    const KOp& o = k.ops[i];
+    absl::StrAppend(&s, "  %", i, " = ", kop_name(o.code));
+    if (o.code == KOpCode::Compute || o.code == KOpCode::Reduce) absl::StrAppend(&s, " ", detail::to_alpha(op_name(o.op)));
+    absl::StrAppend(&s, " ", detail::to_alpha(dtype_name(o.dtype)));
+    if (o.num_inputs) {
+      absl::StrAppend(&s, " (");
+      for (int j = 0; j < o.num_inputs; ++j) absl::StrAppend(&s, j ? ", %" : "%", o.inputs[j]);
+      absl::StrAppend(&s, ")");
+    }
+    if (o.code == KOpCode::Const)
+      absl::StrAppend(&s, " ", is_floating(o.dtype) ? absl::StrCat(o.fimm) : absl::StrCat(o.imm));
+    else if (o.code != KOpCode::Compute && o.code != KOpCode::Reduce)
+      absl::StrAppend(&s, " imm=", o.imm);
+    if (k.kind == KernelKind::Rows) absl::StrAppend(&s, o.elem ? " elem p" : " row after ", o.phase);
+    absl::StrAppend(&s, "\n");
+  }
+  if (k.kind == KernelKind::MatMul) absl::StrAppend(&s, "  matmul lhs=%", k.mm_lhs, " rhs=%", k.mm_rhs, " out=buf", k.mm_out, "\n");
+  return s;
+}
+
+}  // namespace lt

@@ -1,0 +1,114 @@
+// scheduler/kernel.h — the backend-neutral kernel IR (what jit/cpu and jit/cuda consume).
+//
+// A Kernel is a loop nest over a `domain` (a shape) plus a DAG of scalar ops
+// (`ops`, in topological order: inputs always have smaller ids). Every value is
+// one element; there are no tensors inside a kernel. Movement ops never appear:
+// the scheduler turned them into integer index arithmetic on loop coordinates,
+// so a load is `Load(buffer, element_offset)` where the offset is an ordinary
+// i64 expression in the same DAG. That keeps backends tiny: they print or emit
+// each op once and never reason about strides, masks or views.
+//
+// Loop structure (the same on every backend):
+//   Elementwise: domain dims are all "element" dims; the launch range
+//     [begin, end) counts elements of the row-major domain; the last dim is
+//     the inner (vectorised) loop. Every op is evaluated per element.
+//   Rows: domain = outer dims [0, outer_rank) ++ inner dims. The launch range
+//     counts rows (linear index over the outer dims). Per row, the kernel runs
+//     `num_phases` inner loops in order. An op is either row-level (depends
+//     only on outer coordinates, params and finished reductions: `elem` false)
+//     or element-level (`elem` true, evaluated in inner loop `phase`).
+//     A Reduce op accumulates its element-level input during loop `phase` and
+//     is a row-level value afterwards: softmax is one Rows kernel with phases
+//     max | sum(exp(x - max)) | store(exp(x - max) / sum), reading the row
+//     again in each phase instead of storing intermediates.
+//     Row-level stores run after the last phase.
+//   MatMul: domain = [batch, M, N, K], outer_rank 2 (rows = batch*M). `mm_lhs`
+//     is the lhs element at coords (b, m, k) and `mm_rhs` the rhs element at
+//     (b, k, n), both as op DAGs over Coord(0..3); the result row is written
+//     to buffer `mm_out` at ((b*M + m)*N + n). Backends choose the loop order.
+//
+// Errors: CheckIndex clamps a data-dependent index into range (so no access
+// is ever out of bounds) and records the first bad value in the launch's error
+// slot; the runtime raises lt::Error(Index) after the launch.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "ir/dtype.h"
+#include "ir/hash.h"
+#include "ir/ops.h"
+#include "ir/shape.h"
+
+namespace lt {
+
+enum class KOpCode : uint8_t {
+  Coord,       ///< i64 loop coordinate of domain axis `imm`
+  Const,       ///< literal: `imm` for bool/integers, `fimm` for floats
+  Param,       ///< runtime scalar from the kernel's scalar slot `imm` (8-byte slot: double or int64)
+  Load,        ///< element of buffer `imm` at i64 offset input 0
+  Store,       ///< buffer `imm`[input 0] = input 1; produces no value
+  AccumStore,  ///< buffer `imm`[input 0] += input 1 (ScatterAdd; the kernel is `serial`)
+  Compute,     ///< elementwise primitive `op` (Unary/Binary/Ternary ops of ir/ops.h) on inputs
+  IndexDiv,    ///< i64 floor division of input 0 (>= 0) by the constant `imm` (> 0)
+  IndexMod,    ///< i64 remainder of input 0 (>= 0) by the constant `imm` (> 0)
+  Reduce,      ///< `op` in {ReduceSum, ReduceProd, ReduceMax, ReduceMin, ArgMax, ArgMin} of input 0 over the inner dims
+  Scan,        ///< running CumSum of input 0 along the inner loop (inner rank 1), inclusive
+  Random,      ///< RandUniform value: inputs (seed i64, linear index i64), stream `imm`
+  CheckIndex,  ///< input 0 (integer index) as i64 clamped into [0, imm); error when outside. imm2 = Op for the message, fimm = axis
+};
+
+const char* kop_name(KOpCode code);
+
+/// One scalar op. 40 bytes; kernels hold a few hundred at most.
+struct KOp {
+  KOpCode code = KOpCode::Const;
+  Op op = Op::Add;           ///< Compute / Reduce: the primitive
+  DType dtype = DType::Int64;  ///< result type (Store: the stored value's type)
+  bool elem = false;         ///< Rows kernels: evaluated per inner element (else per row)
+  int16_t phase = 0;         ///< elem: inner loop index; row-level: phases that must finish first (Reduce: its loop)
+  uint8_t num_inputs = 0;
+  int32_t inputs[3] = {-1, -1, -1};
+  int64_t imm = 0;
+  int64_t imm2 = 0;
+  double fimm = 0.0;
+};
+
+enum class KernelKind : uint8_t { Elementwise, Rows, MatMul };
+
+struct KernelBuffer {
+  DType dtype;
+  int64_t numel;
+  bool written;         ///< the kernel stores into it
+  int32_t plan_buffer;  ///< Plan buffer id (binding; not part of the kernel hash)
+};
+
+struct Kernel {
+  std::string name;  ///< e.g. "k3_rows_reduce_sum" (debug only; not hashed)
+  KernelKind kind = KernelKind::Elementwise;
+  Shape domain;
+  int32_t outer_rank = 0;
+  int32_t num_phases = 1;   ///< Rows: inner loops per row
+  bool serial = false;      ///< must run on one thread in order (AccumStore)
+  std::vector<KernelBuffer> buffers;
+  std::vector<DType> scalar_types;    ///< kernel scalar slots
+  std::vector<int32_t> scalar_slots;  ///< trace scalar index of each slot (binding; not hashed)
+  std::vector<KOp> ops;
+  int32_t mm_lhs = -1, mm_rhs = -1, mm_out = -1;  ///< MatMul only
+
+  int64_t outer_size() const;  ///< rows (Rows/MatMul) or elements (Elementwise)
+  int64_t inner_size() const;  ///< product of the inner dims (Elementwise: last dim)
+  /// Structural hash: everything a backend compiles (not names or bindings).
+  Hash128 hash() const;
+  /// Bytes read and written once per launch (for GB/s in LT_DEBUG=2).
+  int64_t bytes_moved() const;
+};
+
+/// 32 hex digits (Hash128::hex lives in ir/ but is not defined there yet).
+std::string hash_hex(const Hash128& h);
+
+/// Readable listing, one op per line: "  %4 = compute mul f32 (%2, %3) elem p1".
+std::string print_kernel(const Kernel& kernel);
+
+}  // namespace lt

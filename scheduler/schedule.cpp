@@ -1,0 +1,623 @@
+// scheduler/schedule.cpp — partitioning a trace into fused kernels.
+//
+// Design (the one place it is written down):
+// - A node is either materialised (it gets a buffer and a kernel computes it)
+//   or inlined into every kernel that uses it. Materialised: trace outputs,
+//   inputs, matmul / cumsum / scatter_add (they need their own loop shape),
+//   matmul operands' computed bases, whatever the fusion policy asks for, and
+//   whatever emission discovers it cannot inline (a reduction used in another
+//   loop domain). Discovery restarts planning with the node added, so the
+//   rules stay local and the loop ends (each restart adds a node).
+// - Emitting node n "at coordinates c" (i64 expressions, one per dim of n)
+//   inlines it: elementwise ops emit their inputs at c, movement ops rewrite c
+//   (reshape unravels, permute reorders, expand pins to 0, slice scales and
+//   offsets, flip mirrors, pad clamps and masks) and a materialised node is a
+//   load at the row-major offset of c. Views never copy.
+// - A reduction is inlined as a per-row value when the kernel's loop domain is
+//   the reduction's (kept dims outer, reduced dims inner) and the consumer
+//   reads it at the row's own coordinates. A root that only depends on rows
+//   (sum -> reshape -> root) adopts the reduction's domain and stores per row.
+// - After planning, a node inlined into several kernels is materialised when
+//   the policy says recomputing it costs more than storing it.
+#include <functional>
+#include <numeric>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
+#include "ir/error.h"
+#include "scheduler/kernel_builder.h"
+#include "scheduler/plan.h"
+
+namespace lt {
+namespace {
+
+struct NeedMaterialize {
+  int32_t node;
+};
+struct DomainMismatch {  // a reduction whose loop domain differs from the kernel's
+  int32_t node;
+};
+struct AbortAttempt {};
+
+using Coords = absl::InlinedVector<int32_t, 6>;
+
+struct Ctx {
+  Kernel k;
+  KernelBuilder kb{&k};
+  int32_t root = -1;
+  Shape logical;             ///< logical loop domain
+  Coords lc;                 ///< coordinate expression of each logical axis
+  int32_t outer_rank = -1;   ///< -1: no reduction inlined yet (elementwise)
+  bool fixed = false;        ///< outer_rank may not change (second attempts)
+  absl::flat_hash_map<int32_t, int32_t> buffer_of, scalar_of;
+  absl::flat_hash_map<std::pair<int32_t, std::vector<int32_t>>, int32_t> memo;
+  absl::flat_hash_set<int32_t> inlined;
+};
+
+class Scheduler {
+ public:
+  Scheduler(const Trace& t, const FusionPolicy& p) : t_(t), policy_(p), mat_(t.nodes.size(), 0) {}
+  Plan run();
+
+ private:
+  void build_all();
+  void build_kernels_for(int32_t node);
+  void finish(Ctx& c);
+  int32_t buffer_for_node(int32_t node);
+  int32_t kbuf(Ctx& c, int32_t plan_buffer, bool written);
+  int32_t emit(Ctx& c, int32_t node, const Coords& coords);
+  int32_t emit_uncached(Ctx& c, int32_t node, const Coords& coords);
+  Coords unravel(Ctx& c, int32_t linear, absl::Span<const int64_t> shape);
+  Coords map_view(Ctx& c, const TraceNode& n, const Coords& coords);
+  using Body = std::function<void(Ctx&)>;
+  Kernel make(int32_t root, const Shape& domain, int32_t outer_rank, bool collapse, const Body& body);
+  Ctx attempt(int32_t root, const Shape& domain, int32_t outer_rank, bool fixed, bool collapse, const Body& body);
+  void assign_temp_slots();
+
+  const Trace& t_;
+  const FusionPolicy& policy_;
+  std::vector<char> mat_;
+  std::vector<int32_t> node_buffer_;
+  Plan plan_;
+  std::vector<absl::flat_hash_set<int32_t>> inlined_per_kernel_;
+};
+
+int64_t count_divmod(const Kernel& k) {
+  int64_t n = 0;
+  for (const KOp& o : k.ops) n += o.code == KOpCode::IndexDiv || o.code == KOpCode::IndexMod;
+  return n;
+}
+
+void assign_phases(Kernel& k) {
+  auto avail = [&](const KOp& o) { return o.code == KOpCode::Reduce ? o.phase + 1 : o.phase; };
+  int32_t phases = 1;
+  for (KOp& o : k.ops) {
+    if (k.kind != KernelKind::Rows) {
+      o.elem = true;
+      o.phase = 0;
+      continue;
+    }
+    if (o.code == KOpCode::Coord) {
+      o.elem = o.imm >= k.outer_rank;
+      o.phase = 0;
+      continue;
+    }
+    bool elem = false;
+    int p = 0;
+    for (int i = 0; i < o.num_inputs; ++i) {
+      const KOp& in = k.ops[o.inputs[i]];
+      elem |= in.elem;
+      p = std::max(p, in.elem ? static_cast<int>(in.phase) : avail(in));
+    }
+    if (o.code == KOpCode::Reduce) elem = false;
+    if (o.code == KOpCode::Scan) elem = true;
+    o.elem = elem;
+    o.phase = static_cast<int16_t>(p);
+    if (elem || o.code == KOpCode::Reduce) phases = std::max(phases, p + 1);
+  }
+  k.num_phases = phases;
+}
+
+int32_t Scheduler::buffer_for_node(int32_t node) {
+  if (node_buffer_[node] >= 0) return node_buffer_[node];
+  const TraceNode& n = t_.nodes[node];
+  bool is_output = std::find(t_.outputs.begin(), t_.outputs.end(), node) != t_.outputs.end();
+  PlanBuffer b{is_output ? PlanBuffer::Role::Output : PlanBuffer::Role::Temp, n.dtype, shape_numel(n.shape), -1};
+  node_buffer_[node] = static_cast<int32_t>(plan_.buffers.size());
+  plan_.buffers.push_back(b);
+  return node_buffer_[node];
+}
+
+int32_t Scheduler::kbuf(Ctx& c, int32_t pb, bool written) {
+  auto it = c.buffer_of.find(pb);
+  if (it != c.buffer_of.end()) {
+    c.k.buffers[it->second].written |= written;
+    return it->second;
+  }
+  int32_t id = static_cast<int32_t>(c.k.buffers.size());
+  const PlanBuffer& b = plan_.buffers[pb];
+  c.k.buffers.push_back({b.dtype, b.numel, written, pb});
+  c.buffer_of[pb] = id;
+  return id;
+}
+
+Coords Scheduler::unravel(Ctx& c, int32_t linear, absl::Span<const int64_t> shape) {
+  Coords out(shape.size());
+  int32_t rest = linear;
+  for (size_t i = shape.size(); i-- > 0;) {
+    out[i] = c.kb.mod(rest, shape[i]);
+    rest = c.kb.div(rest, shape[i]);
+  }
+  return out;
+}
+
+// Coordinates of a movement node's input, given coordinates of the node (not Pad).
+Coords Scheduler::map_view(Ctx& c, const TraceNode& n, const Coords& co) {
+  const TraceNode& in = t_.nodes[n.inputs[0]];
+  KernelBuilder& kb = c.kb;
+  size_t r = in.shape.size();
+  Coords ci(r, kb.iconst(0));
+  switch (n.op) {
+    case Op::Reshape: {
+      if (shape_numel(in.shape) == 0) return ci;
+      size_t i = 0, o = 0;
+      const Shape &is = in.shape, &os = n.shape;
+      while (i < is.size() || o < os.size()) {
+        if (i < is.size() && is[i] == 1) { ++i; continue; }
+        if (o < os.size() && os[o] == 1) { ++o; continue; }
+        size_t gi = i, go = o;
+        int64_t pi = is[i++], po = os[o++];
+        while (pi != po) {
+          if (pi < po) pi *= is[i++];
+          else po *= os[o++];
+        }
+        int32_t lin = kb.linear(co.data() + go, absl::MakeConstSpan(os).subspan(go, o - go));
+        Coords part = unravel(c, lin, absl::MakeConstSpan(is).subspan(gi, i - gi));
+        for (size_t j = gi; j < i; ++j) ci[j] = part[j - gi];
+      }
+      return ci;
+    }
+    case Op::Permute:
+      for (size_t i = 0; i < r; ++i) ci[n.attrs[i]] = co[i];
+      return ci;
+    case Op::Expand:
+      for (size_t i = 0; i < r; ++i) ci[i] = in.shape[i] == 1 ? kb.iconst(0) : co[i];
+      return ci;
+    case Op::Slice:
+      for (size_t i = 0; i < r; ++i) ci[i] = kb.addi(kb.muli(co[i], n.attrs[2 * i + 1]), n.attrs[2 * i]);
+      return ci;
+    case Op::Flip:
+      ci = co;
+      for (int64_t a : n.attrs) ci[a] = kb.sub(kb.iconst(in.shape[a] - 1), co[a]);
+      return ci;
+    default: fail(ErrorKind::Runtime, "scheduler: not a view op: ", op_name(n.op));
+  }
+}
+
+int32_t Scheduler::emit(Ctx& c, int32_t node, const Coords& coords) {
+  std::pair<int32_t, std::vector<int32_t>> key{node, std::vector<int32_t>(coords.begin(), coords.end())};
+  auto it = c.memo.find(key);
+  if (it != c.memo.end()) return it->second;
+  int32_t v = emit_uncached(c, node, coords);
+  c.memo.emplace(std::move(key), v);
+  return v;
+}
+
+int32_t Scheduler::emit_uncached(Ctx& c, int32_t node, const Coords& co) {
+  const TraceNode& n = t_.nodes[node];
+  KernelBuilder& kb = c.kb;
+  if (mat_[node] && node != c.root && n.op != Op::Scalar) {
+    int32_t pb = n.op == Op::Input ? node_buffer_[node] : buffer_for_node(node);
+    if (n.op != Op::Input && pb < 0) fail(ErrorKind::Runtime, "scheduler: node used before its kernel");
+    return kb.load(kbuf(c, pb, false), kb.linear(co.data(), n.shape), n.dtype);
+  }
+  if (n.op != Op::Input && n.op != Op::Scalar) c.inlined.insert(node);
+  auto in = [&](int i) { return n.inputs[i]; };
+  switch (op_kind(n.op)) {
+    case OpKind::Source: {
+      if (n.op == Op::Scalar) {
+        auto [it, fresh] = c.scalar_of.try_emplace(n.param, static_cast<int32_t>(c.k.scalar_types.size()));
+        if (fresh) {
+          c.k.scalar_types.push_back(n.dtype);
+          c.k.scalar_slots.push_back(n.param);
+        }
+        return kb.param(it->second, n.dtype);
+      }
+      if (n.op == Op::Iota) return kb.compute(Op::Cast, n.dtype, {co[n.attrs[0]]});
+      if (n.op == Op::RandUniform) {
+        auto scalar = [&](int i) {
+          return kb.compute(Op::Cast, DType::Int64, {emit(c, in(i), Coords(t_.nodes[in(i)].shape.size(), kb.iconst(0)))});
+        };
+        int32_t counter = kb.linear(co.data(), n.shape);
+        if (n.inputs.size() > 1) counter = kb.add(counter, scalar(1));  // (seed, offset)
+        return kb.random(scalar(0), counter, n.attrs[0], n.dtype);
+      }
+      fail(ErrorKind::Runtime, "scheduler: unexpected source ", op_name(n.op));
+    }
+    case OpKind::Unary:
+    case OpKind::Binary:
+    case OpKind::Ternary: {
+      int32_t a = emit(c, in(0), co);
+      if (n.inputs.size() == 1) return kb.compute(n.op, n.dtype, {a});
+      int32_t b = emit(c, in(1), co);
+      if (n.inputs.size() == 2) return kb.compute(n.op, n.dtype, {a, b});
+      return kb.compute(n.op, n.dtype, {a, b, emit(c, in(2), co)});
+    }
+    case OpKind::Movement: {
+      if (n.op != Op::Pad) return emit(c, in(0), map_view(c, n, co));
+      const TraceNode& x = t_.nodes[in(0)];
+      int32_t fill = kb.compute(Op::Cast, n.dtype, {emit(c, in(1), Coords(t_.nodes[in(1)].shape.size(), kb.iconst(0)))});
+      if (shape_numel(x.shape) == 0) return fill;
+      Coords ci(co.size());
+      int32_t valid = kb.iconst(1, DType::Bool);
+      for (size_t i = 0; i < co.size(); ++i) {
+        int64_t lo = n.attrs[2 * i];
+        ci[i] = kb.clamp(kb.addi(co[i], -lo), 0, x.shape[i] - 1);
+        int32_t ok = kb.compute(Op::LogicalAnd, DType::Bool,
+                                {kb.compute(Op::Ge, DType::Bool, {co[i], kb.iconst(lo)}),
+                                 kb.compute(Op::Lt, DType::Bool, {co[i], kb.iconst(lo + x.shape[i])})});
+        valid = kb.compute(Op::LogicalAnd, DType::Bool, {valid, ok});
+      }
+      return kb.compute(Op::Where, n.dtype, {valid, emit(c, in(0), ci), fill});
+    }
+    case OpKind::Concat: {
+      int64_t axis = n.attrs[0];
+      int32_t v = -1;
+      std::vector<int64_t> offsets;
+      int64_t off = 0;
+      for (int32_t x : n.inputs) offsets.push_back(off), off += t_.nodes[x].shape[axis];
+      for (size_t j = n.inputs.size(); j-- > 0;) {
+        int64_t size = t_.nodes[n.inputs[j]].shape[axis];
+        if (size == 0) continue;
+        Coords ci = co;
+        ci[axis] = kb.clamp(kb.addi(co[axis], -offsets[j]), 0, size - 1);
+        int32_t val = emit(c, n.inputs[j], ci);
+        v = v < 0 ? val
+                  : kb.compute(Op::Where, n.dtype,
+                               {kb.compute(Op::Lt, DType::Bool, {co[axis], kb.iconst(offsets[j] + size)}), val, v});
+      }
+      return v < 0 ? kb.constant(0, n.dtype) : v;
+    }
+    case OpKind::Gather: {
+      int64_t axis = n.attrs[0];
+      const TraceNode& x = t_.nodes[in(0)];
+      int32_t idx = kb.compute(Op::Cast, DType::Int64, {emit(c, in(1), co)});
+      Coords ci = co;
+      ci[axis] = kb.check_index(idx, x.shape[axis], Op::Gather, axis);
+      return emit(c, in(0), ci);
+    }
+    case OpKind::Reduce: {
+      if (node != c.root && !policy_.fuse_reduction_with_consumers()) throw NeedMaterialize{node};
+      const TraceNode& x = t_.nodes[in(0)];
+      absl::InlinedVector<int64_t, 6> kept, axes(n.attrs.begin(), n.attrs.end());
+      for (size_t i = 0; i < x.shape.size(); ++i)
+        if (std::find(axes.begin(), axes.end(), static_cast<int64_t>(i)) == axes.end()) kept.push_back(i);
+      Shape needed;
+      for (int64_t a : kept) needed.push_back(x.shape[a]);
+      for (int64_t a : axes) needed.push_back(x.shape[a]);
+      int32_t r = static_cast<int32_t>(kept.size());
+      bool no_identity = n.op == Op::ReduceMax || n.op == Op::ReduceMin || n.op == Op::ArgMax || n.op == Op::ArgMin;
+      if (no_identity && shape_numel(x.shape) == 0 && shape_numel(n.shape) > 0)
+        fail(ErrorKind::Runtime, op_name(n.op), ": cannot reduce over zero elements; the operation has no identity");
+      if (c.logical != needed || (c.outer_rank >= 0 && c.outer_rank != r)) throw DomainMismatch{node};
+      for (int32_t j = 0; j < r; ++j)
+        if (co[kept[j]] != c.lc[j]) throw DomainMismatch{node};
+      int64_t zero;
+      for (int64_t a : axes)
+        if (!kb.is_const(co[a], &zero) || zero != 0) throw DomainMismatch{node};
+      if (c.outer_rank < 0) {
+        if (c.fixed) throw AbortAttempt{};
+        c.outer_rank = r;
+      }
+      Coords ci(x.shape.size());
+      for (int32_t j = 0; j < r; ++j) ci[kept[j]] = c.lc[j];
+      for (size_t i = 0; i < axes.size(); ++i) ci[axes[i]] = c.lc[r + i];
+      int32_t v = emit(c, in(0), ci);
+      DType acc = n.op == Op::ArgMax || n.op == Op::ArgMin ? x.dtype : n.dtype;
+      return kb.reduce(n.op, n.dtype, kb.compute(Op::Cast, acc, {v}));
+    }
+    default: throw NeedMaterialize{node};  // matmul, cumsum, scatter: their own kernels
+  }
+}
+
+Ctx Scheduler::attempt(int32_t root, const Shape& domain, int32_t outer_rank, bool fixed, bool collapse,
+                       const Body& body) {
+  Ctx c;
+  c.root = root;
+  c.logical = domain;
+  c.outer_rank = outer_rank;
+  c.fixed = fixed;
+  if (!collapse) {
+    c.k.domain = domain;
+    for (size_t i = 0; i < domain.size(); ++i) c.lc.push_back(c.kb.coord(static_cast<int>(i)));
+  } else {
+    // Rows: [prod(outer), prod(inner)]; elementwise: [numel]. Coordinates of
+    // the logical axes are unravelled; contiguous accesses fold back.
+    size_t split = outer_rank < 0 ? domain.size() : static_cast<size_t>(outer_rank);
+    auto span = absl::MakeConstSpan(domain);
+    int64_t outer = shape_numel(span.subspan(0, split)), inner = shape_numel(span.subspan(split));
+    bool has_outer = outer_rank != 0, has_inner = outer_rank >= 0 && split < domain.size();
+    if (has_outer) c.k.domain.push_back(outer);
+    if (has_inner) c.k.domain.push_back(inner);
+    if (outer_rank >= 0) c.outer_rank = has_outer ? 1 : 0;
+    Coords a = has_outer ? unravel(c, c.kb.coord(0), span.subspan(0, split)) : Coords{};
+    Coords b = has_inner ? unravel(c, c.kb.coord(has_outer ? 1 : 0), span.subspan(split)) : Coords{};
+    c.lc = a;
+    c.lc.insert(c.lc.end(), b.begin(), b.end());
+    c.outer_rank = outer_rank;  // logical split for the reduction checks
+  }
+  body(c);
+  c.k.outer_rank = c.outer_rank < 0 ? 0 : (collapse ? (c.outer_rank == 0 ? 0 : 1) : c.outer_rank);
+  c.k.kind = c.outer_rank < 0 ? KernelKind::Elementwise : KernelKind::Rows;
+  return c;
+}
+
+Kernel Scheduler::make(int32_t root, const Shape& domain, int32_t outer_rank, bool collapse, const Body& body) {
+  Ctx first = attempt(root, domain, outer_rank, false, false, body);
+  Kernel best = std::move(first.k);
+  absl::flat_hash_set<int32_t> inlined = std::move(first.inlined);
+  int32_t rank = first.outer_rank;
+  if (collapse && domain.size() > 1 && (rank < 0 || static_cast<size_t>(rank) < domain.size())) {
+    try {
+      Ctx second = attempt(root, domain, rank, true, true, body);
+      if (count_divmod(second.k) <= count_divmod(best)) {
+        best = std::move(second.k);
+        inlined = std::move(second.inlined);
+      }
+    } catch (const AbortAttempt&) {
+    } catch (const DomainMismatch&) {
+    } catch (const NeedMaterialize&) {
+    }
+  }
+  assign_phases(best);
+  inlined_per_kernel_.push_back(std::move(inlined));
+  return best;
+}
+
+void Scheduler::build_kernels_for(int32_t node) {
+  const TraceNode& n = t_.nodes[node];
+  int32_t out = buffer_for_node(node);
+  auto name = [&](const Kernel& k) {
+    static const char* kinds[] = {"elementwise", "rows", "matmul"};
+    return cat("k", plan_.kernels.size(), "_", kinds[static_cast<int>(k.kind)], "_", op_name(n.op));
+  };
+  auto push = [&](Kernel k) {
+    k.name = name(k);
+    plan_.kernels.push_back(std::move(k));
+  };
+  auto store_root = [&](Ctx& c, const Coords& co) {
+    c.kb.store(kbuf(c, out, true), c.kb.linear(co.data(), n.shape), emit(c, node, co));
+  };
+  switch (op_kind(n.op)) {
+    case OpKind::MatMul: {
+      const TraceNode &a = t_.nodes[n.inputs[0]], &b = t_.nodes[n.inputs[1]];
+      size_t r = n.shape.size();
+      auto batch = absl::MakeConstSpan(n.shape).subspan(0, r - 2);
+      int64_t M = n.shape[r - 2], N = n.shape[r - 1], K = a.shape[r - 1];
+      Shape domain{shape_numel(batch), M, N, K};
+      Ctx c;
+      c.root = node;
+      c.k.domain = domain;
+      c.k.kind = KernelKind::MatMul;
+      c.k.outer_rank = 2;
+      Coords bc = unravel(c, c.kb.coord(0), batch);
+      Coords ac = bc, rc = bc;
+      ac.push_back(c.kb.coord(1)), ac.push_back(c.kb.coord(3));
+      rc.push_back(c.kb.coord(3)), rc.push_back(c.kb.coord(2));
+      c.k.mm_lhs = emit(c, n.inputs[0], ac);
+      c.k.mm_rhs = emit(c, n.inputs[1], rc);
+      c.k.mm_out = kbuf(c, out, true);
+      (void)b;
+      assign_phases(c.k);
+      inlined_per_kernel_.push_back(std::move(c.inlined));
+      push(std::move(c.k));
+      return;
+    }
+    case OpKind::Scan: {
+      int64_t axis = n.attrs[0];
+      Shape domain;
+      absl::InlinedVector<int64_t, 6> order;
+      for (size_t i = 0; i < n.shape.size(); ++i)
+        if (static_cast<int64_t>(i) != axis) order.push_back(i), domain.push_back(n.shape[i]);
+      order.push_back(axis), domain.push_back(n.shape[axis]);
+      push(make(node, domain, static_cast<int32_t>(domain.size()) - 1, false, [&](Ctx& c) {
+        Coords co(n.shape.size());
+        for (size_t j = 0; j < order.size(); ++j) co[order[j]] = c.lc[j];
+        int32_t v = c.kb.compute(Op::Cast, n.dtype, {emit(c, n.inputs[0], co)});
+        c.kb.store(kbuf(c, out, true), c.kb.linear(co.data(), n.shape), c.kb.scan(n.dtype, v));
+      }));
+      return;
+    }
+    case OpKind::Scatter: {
+      // out = self (a fused elementwise kernel), then a serial accumulate pass.
+      push(make(node, n.shape, -1, true, [&](Ctx& c) {
+        c.kb.store(kbuf(c, out, true), c.kb.linear(c.lc.data(), n.shape), emit(c, n.inputs[0], c.lc));
+      }));
+      const TraceNode& index = t_.nodes[n.inputs[1]];
+      int64_t axis = n.attrs[0];
+      Kernel k = make(node, index.shape, -1, false, [&](Ctx& c) {
+        int32_t idx = c.kb.compute(Op::Cast, DType::Int64, {emit(c, n.inputs[1], c.lc)});
+        Coords oc = c.lc;
+        oc[axis] = c.kb.check_index(idx, n.shape[axis], Op::ScatterAdd, axis);
+        int32_t src = emit(c, n.inputs[2], c.lc);
+        c.kb.store(kbuf(c, out, true), c.kb.linear(oc.data(), n.shape), src, true);
+      });
+      k.serial = true;
+      push(std::move(k));
+      return;
+    }
+    case OpKind::Reduce: {
+      const TraceNode& x = t_.nodes[n.inputs[0]];
+      Shape domain;
+      Coords dummy;
+      int32_t r = 0;
+      for (size_t i = 0; i < x.shape.size(); ++i)
+        if (n.shape[i] == x.shape[i] && std::find(n.attrs.begin(), n.attrs.end(), static_cast<int64_t>(i)) == n.attrs.end())
+          domain.push_back(x.shape[i]), ++r;
+      for (int64_t a : n.attrs) domain.push_back(x.shape[a]);
+      push(make(node, domain, r, true, [&](Ctx& c) {
+        Coords co(n.shape.size(), c.kb.iconst(0));
+        int32_t j = 0;
+        for (size_t i = 0; i < n.shape.size(); ++i)
+          if (std::find(n.attrs.begin(), n.attrs.end(), static_cast<int64_t>(i)) == n.attrs.end()) co[i] = c.lc[j++];
+        store_root(c, co);
+      }));
+      return;
+    }
+    default: break;
+  }
+  // Elementwise / movement / source / concat / gather roots: the root's own
+  // domain; if a reduction feeds it per row, the reduction's domain.
+  try {
+    push(make(node, n.shape, -1, true, [&](Ctx& c) { store_root(c, c.lc); }));
+  } catch (const DomainMismatch& e) {
+    const TraceNode& red = t_.nodes[e.node];
+    const TraceNode& x = t_.nodes[red.inputs[0]];
+    if (shape_numel(red.shape) != shape_numel(n.shape)) throw NeedMaterialize{e.node};
+    Shape domain;
+    int32_t r = 0;
+    for (size_t i = 0; i < x.shape.size(); ++i)
+      if (std::find(red.attrs.begin(), red.attrs.end(), static_cast<int64_t>(i)) == red.attrs.end())
+        domain.push_back(x.shape[i]), ++r;
+    for (int64_t a : red.attrs) domain.push_back(x.shape[a]);
+    try {
+      push(make(node, domain, r, true, [&](Ctx& c) {
+        int32_t lin = c.kb.linear(c.lc.data(), absl::MakeConstSpan(domain).subspan(0, r));
+        Coords co = unravel(c, lin, n.shape);
+        c.kb.store(kbuf(c, out, true), lin, emit(c, node, co));
+      }));
+    } catch (const DomainMismatch& e2) {
+      throw NeedMaterialize{e2.node};
+    }
+  }
+}
+
+void Scheduler::build_all() {
+  plan_.kernels.clear();
+  plan_.buffers.clear();
+  inlined_per_kernel_.clear();
+  node_buffer_.assign(t_.nodes.size(), -1);
+  for (size_t i = 0; i < t_.nodes.size(); ++i) {
+    const TraceNode& n = t_.nodes[i];
+    if (n.op != Op::Input) continue;
+    node_buffer_[i] = static_cast<int32_t>(plan_.buffers.size());
+    plan_.buffers.push_back({PlanBuffer::Role::Param, n.dtype, shape_numel(n.shape), n.param});
+  }
+  for (size_t i = 0; i < t_.nodes.size(); ++i) {
+    if (!mat_[i] || t_.nodes[i].op == Op::Input) continue;
+    try {
+      build_kernels_for(static_cast<int32_t>(i));
+    } catch (const DomainMismatch& e) {
+      throw NeedMaterialize{e.node};
+    }
+  }
+  plan_.outputs.clear();
+  for (int32_t o : t_.outputs) plan_.outputs.push_back(node_buffer_[o]);
+}
+
+Plan Scheduler::run() {
+  // Costs for the sharing decision: arithmetic per element of the inlined expression.
+  std::vector<int64_t> cost(t_.nodes.size(), 0);
+  std::vector<char> has_red(t_.nodes.size(), 0);
+  for (size_t i = 0; i < t_.nodes.size(); ++i) {
+    const TraceNode& n = t_.nodes[i];
+    OpKind k = op_kind(n.op);
+    mat_[i] |= n.op == Op::Input || k == OpKind::MatMul || k == OpKind::Scan || k == OpKind::Scatter ||
+               policy_.materialize(t_, static_cast<int32_t>(i));
+    if (k == OpKind::MatMul)
+      for (int32_t in : n.inputs) {
+        int32_t base = in;
+        while (op_kind(t_.nodes[base].op) == OpKind::Movement) base = t_.nodes[base].inputs[0];
+        if (t_.nodes[base].op != Op::Scalar) mat_[base] = 1;
+      }
+  }
+  for (int32_t o : t_.outputs) mat_[o] = 1;
+  for (int restarts = 0;; ++restarts) {
+    for (size_t i = 0; i < t_.nodes.size(); ++i) {
+      const TraceNode& n = t_.nodes[i];
+      OpKind k = op_kind(n.op);
+      int64_t own = k == OpKind::Movement || k == OpKind::Source ? 0
+                    : (n.op == Op::Exp || n.op == Op::Log || n.op == Op::Tanh || n.op == Op::Erf || n.op == Op::Pow ||
+                       n.op == Op::Sin || n.op == Op::Cos || n.op == Op::Log1p || n.op == Op::Expm1)
+                        ? 8
+                        : 1;
+      cost[i] = own;
+      has_red[i] = k == OpKind::Reduce;
+      for (int32_t in : n.inputs)
+        if (!mat_[in]) cost[i] += cost[in], has_red[i] |= has_red[in];
+    }
+    try {
+      build_all();
+    } catch (const NeedMaterialize& e) {
+      if (mat_[e.node]) fail(ErrorKind::Runtime, "scheduler: cannot place node %", e.node, " ", op_name(t_.nodes[e.node].op));
+      mat_[e.node] = 1;
+      continue;
+    }
+    absl::flat_hash_map<int32_t, int> uses;
+    for (const auto& s : inlined_per_kernel_)
+      for (int32_t n : s) ++uses[n];
+    bool changed = false;
+    for (auto [n, count] : uses) {
+      if (mat_[n] || op_kind(t_.nodes[n].op) == OpKind::Movement) continue;
+      if (policy_.materialize_shared(count, cost[n], has_red[n])) mat_[n] = 1, changed = true;
+    }
+    if (!changed) break;
+  }
+  assign_temp_slots();
+  plan_.policy = std::string(policy_.name());
+  plan_.nodes_after_simplify = static_cast<int32_t>(t_.nodes.size());
+  return std::move(plan_);
+}
+
+void Scheduler::assign_temp_slots() {
+  std::vector<int32_t> last_use(plan_.buffers.size(), -1), first_def(plan_.buffers.size(), -1);
+  for (size_t k = 0; k < plan_.kernels.size(); ++k)
+    for (const KernelBuffer& b : plan_.kernels[k].buffers) {
+      last_use[b.plan_buffer] = static_cast<int32_t>(k);
+      if (first_def[b.plan_buffer] < 0) first_def[b.plan_buffer] = static_cast<int32_t>(k);
+    }
+  std::vector<char> slot_free;
+  for (size_t k = 0; k < plan_.kernels.size(); ++k) {
+    for (size_t b = 0; b < plan_.buffers.size(); ++b) {
+      PlanBuffer& pb = plan_.buffers[b];
+      if (pb.role != PlanBuffer::Role::Temp || first_def[b] != static_cast<int32_t>(k)) continue;
+      int64_t bytes = pb.numel * static_cast<int64_t>(dtype_size(pb.dtype));
+      int32_t best = -1;
+      for (size_t s = 0; s < slot_free.size(); ++s)
+        if (slot_free[s] && plan_.temp_slot_bytes[s] >= bytes &&
+            (best < 0 || plan_.temp_slot_bytes[s] < plan_.temp_slot_bytes[best]))
+          best = static_cast<int32_t>(s);
+      if (best < 0) {
+        best = static_cast<int32_t>(slot_free.size());
+        slot_free.push_back(0);
+        plan_.temp_slot_bytes.push_back(bytes);
+      }
+      slot_free[best] = 0;
+      pb.index = best;
+    }
+    for (size_t b = 0; b < plan_.buffers.size(); ++b)
+      if (plan_.buffers[b].role == PlanBuffer::Role::Temp && last_use[b] == static_cast<int32_t>(k))
+        slot_free[plan_.buffers[b].index] = 1;
+  }
+}
+
+}  // namespace
+
+Plan schedule(const Trace& trace, const FusionPolicy& policy) {
+  Trace t = simplify_trace(trace);
+  Scheduler s(t, policy);
+  return s.run();
+}
+
+std::string Plan::print() const {
+  std::string s = cat("plan policy=", policy, " kernels=", kernels.size(), " buffers=", buffers.size(),
+                      " temp_slots=", temp_slot_bytes.size(), "\n");
+  static const char* roles[] = {"param", "output", "temp"};
+  for (size_t i = 0; i < buffers.size(); ++i)
+    absl::StrAppend(&s, "  b", i, " ", roles[static_cast<int>(buffers[i].role)], " ",
+                    detail::to_alpha(dtype_name(buffers[i].dtype)), "[", buffers[i].numel, "] #", buffers[i].index, "\n");
+  for (const Kernel& k : kernels) absl::StrAppend(&s, print_kernel(k));
+  return s;
+}
+
+}  // namespace lt

@@ -1,0 +1,193 @@
+// Differential tests: the cpu backend (scheduler + LLVM JIT) against the
+// reference evaluator, for every primitive and composed programs.
+#define BOOST_TEST_MODULE cpu_jit
+#include "jit_test_util.h"
+
+using namespace lt;
+using namespace lt::test;
+
+namespace {
+const DType kAll[] = {DType::Bool, DType::Int32, DType::Int64, DType::Float32, DType::Float64};
+const DType kFloats[] = {DType::Float32, DType::Float64};
+const int64_t kSizes[] = {0, 1, 7, 1023};
+}  // namespace
+
+BOOST_AUTO_TEST_CASE(unary_float_ops_match_reference) {
+  struct U {
+    NodePtr (*f)(const NodePtr&);
+    double lo, hi;
+  };
+  U cases[] = {{ops::neg, -5, 5},   {ops::abs, -5, 5},    {ops::exp, -80, 80},  {ops::log, 1e-6, 1e6},
+               {ops::log1p, -0.9, 10}, {ops::expm1, -5, 5}, {ops::sqrt, 0, 100}, {ops::sin, -50, 50},
+               {ops::cos, -50, 50}, {ops::tanh, -12, 12}, {ops::erf, -6, 6},    {ops::floor, -5, 5},
+               {ops::ceil, -5, 5},  {ops::round, -5, 5},  {ops::sign, -2, 2},   {ops::sigmoid, -20, 20},
+               {ops::relu, -3, 3},  {ops::isnan, -1, 1},  {ops::logical_not, -1, 1}};
+  for (DType d : kFloats)
+    for (int64_t n : kSizes)
+      for (const U& u : cases) check_against_reference({u.f(random_input(d, {n}, u.lo, u.hi, 7))});
+}
+
+BOOST_AUTO_TEST_CASE(special_float_values_match_reference) {
+  std::vector<double> v = {0.0, -0.0, kInf, -kInf, kNaN, 1e-40, -1e-40, 1e30, -1e30, 88.7, -103.0, 709.0, 1.0, -1.0};
+  for (DType d : kFloats) {
+    NodePtr x = input(d, {static_cast<int64_t>(v.size())}, v);
+    for (auto f : {ops::exp, ops::log, ops::log1p, ops::expm1, ops::tanh, ops::erf, ops::sign, ops::sqrt, ops::isnan})
+      check_against_reference({f(x)});
+    check_against_reference({ops::cast(x, DType::Int32), ops::cast(x, DType::Int64), ops::cast(x, DType::Bool)});
+  }
+}
+
+BOOST_AUTO_TEST_CASE(binary_ops_match_reference_for_every_dtype) {
+  NodePtr (*fs[])(const NodePtr&, const NodePtr&) = {ops::add, ops::mul, ops::maximum, ops::minimum,
+                                                     ops::eq,  ops::ne,  ops::lt,  ops::le,      ops::gt,
+                                                     ops::ge,  ops::logical_and, ops::logical_or};
+  for (DType d : kAll)
+    for (int64_t n : kSizes) {
+      NodePtr a = random_input(d, {n}, -4, 4, 3), b = random_input(d, {n}, -4, 4, 4);
+      for (auto f : fs) check_against_reference({f(a, b)});
+      if (d != DType::Bool) check_against_reference({ops::sub(a, b)});
+      if (is_floating(d)) check_against_reference({ops::div(a, b), ops::pow(ops::abs(a), b)});
+      if (is_integral(d)) check_against_reference({ops::pow(a, random_input(d, {n}, -1, 5, 5))});
+    }
+}
+
+BOOST_AUTO_TEST_CASE(casts_between_all_dtypes_match_reference) {
+  for (DType from : kAll)
+    for (DType to : kAll) check_against_reference({ops::cast(random_input(from, {1023}, -300, 300, 9), to)});
+}
+
+BOOST_AUTO_TEST_CASE(where_and_scalars_match_reference) {
+  for (DType d : kAll) {
+    NodePtr c = random_input(DType::Bool, {5, 7}, 0, 2, 11);
+    NodePtr a = random_input(d, {5, 7}, -9, 9, 12);
+    NodePtr s = ops::scalar(2.0, d);
+    check_against_reference({ops::where(c, a, ops::expand(s, Shape{5, 7})), ops::mul(a, s)});
+  }
+}
+
+BOOST_AUTO_TEST_CASE(reductions_match_reference_over_every_axis) {
+  for (DType d : kAll)
+    for (Shape shape : {Shape{7, 9}, Shape{3, 1, 5}, Shape{1023}, Shape{4, 0}}) {
+      NodePtr x = random_input(d, shape, -5, 5, 21);
+      int64_t r = static_cast<int64_t>(shape.size());
+      for (int64_t axis = 0; axis < r; ++axis) {
+        check_against_reference({ops::sum(x, {axis}), ops::prod(ops::cast(x, d), {axis}, true)});
+        if (shape_numel(shape) > 0)
+          check_against_reference({ops::amax(x, {axis}), ops::amin(x, {axis}, true), ops::argmax(x, axis),
+                                   ops::argmin(x, axis, true)});
+      }
+      check_against_reference({ops::sum(x)});
+    }
+}
+
+BOOST_AUTO_TEST_CASE(argmax_prefers_the_first_nan_and_the_first_tie) {
+  NodePtr x = input(DType::Float32, {2, 4}, {1, 3, 3, 2, 1, kNaN, 5, kNaN});
+  check_against_reference({ops::argmax(x, 1), ops::argmin(x, 1), ops::amax(x, {1})});
+}
+
+BOOST_AUTO_TEST_CASE(views_feeding_elementwise_match_reference) {
+  for (DType d : kAll) {
+    NodePtr x = random_input(d, {6, 5, 4}, -5, 5, 31);
+    NodePtr y = random_input(d, {4, 5, 6}, -5, 5, 32);
+    NodePtr p = ops::permute(x, {2, 1, 0});
+    check_against_reference({ops::add(p, y)});
+    check_against_reference({ops::maximum(ops::flip(y, {0, 2}), ops::permute(ops::flip(x, {1}), {2, 1, 0}))});
+    check_against_reference({ops::mul(ops::slice(x, 0, 1, 6, 2), ops::slice(ops::slice(x, 2, 0, 4, 1), 0, 0, 3, 1))});
+    check_against_reference({ops::add(ops::expand(ops::slice(x, 1, 0, 1, 1), {6, 5, 4}), x)});
+    check_against_reference({ops::pad(x, {1, 2, 0, 3}, 7.0)});
+    check_against_reference({ops::add(ops::pad(ops::permute(x, {1, 0, 2}), {2, 0}, -1.0), ops::scalar(1, d))});
+    check_against_reference({ops::reshape(ops::permute(x, {1, 0, 2}), {30, 4})});
+    check_against_reference({ops::flatten(ops::transpose(ops::reshape(x, {12, 10}), 0, 1))});
+    check_against_reference({ops::cat({x, ops::flip(x, {0}), ops::slice(x, 0, 0, 2, 1)}, 0)});
+    check_against_reference({ops::cat({x, x}, 2)});
+  }
+}
+
+BOOST_AUTO_TEST_CASE(gather_and_scatter_add_match_reference) {
+  for (DType d : kAll) {
+    NodePtr x = random_input(d, {5, 6}, -5, 5, 41);
+    NodePtr idx = random_input(DType::Int64, {5, 3}, 0, 6, 42);
+    check_against_reference({ops::gather(x, 1, idx)});
+    NodePtr idx0 = random_input(DType::Int64, {4, 6}, 0, 5, 43);
+    check_against_reference({ops::gather(ops::exp(ops::cast(x, DType::Float32)), 0, idx0)});
+    NodePtr src = random_input(d, {4, 6}, -5, 5, 44);
+    check_against_reference({ops::scatter_add(x, 0, idx0, src)});
+  }
+}
+
+BOOST_AUTO_TEST_CASE(out_of_range_indices_raise_index_errors_at_sync) {
+  NodePtr x = random_input(DType::Float32, {5, 6}, -5, 5, 41);
+  NodePtr bad = input(DType::Int64, {5, 1}, {0, 1, 6, 2, 3});
+  CapturedTrace g = capture_trace({ops::gather(x, 1, bad)});
+  try {
+    run_cpu(g.trace);
+    BOOST_FAIL("gather with index 6 did not raise");
+  } catch (const lt::Error& e) {
+    BOOST_CHECK(e.kind() == ErrorKind::Index);
+    std::string m = e.what();
+    BOOST_CHECK_MESSAGE(m.find("gather") != std::string::npos && m.find("6") != std::string::npos, m);
+  }
+  NodePtr neg = input(DType::Int64, {1, 6}, {0, 1, -1, 2, 3, 4});
+  CapturedTrace s = capture_trace({ops::scatter_add(x, 0, neg, random_input(DType::Float32, {1, 6}))});
+  try {
+    run_cpu(s.trace);
+    BOOST_FAIL("scatter_add with index -1 did not raise");
+  } catch (const lt::Error& e) {
+    BOOST_CHECK(e.kind() == ErrorKind::Index);
+    BOOST_CHECK_MESSAGE(std::string(e.what()).find("scatter_add") != std::string::npos, e.what());
+  }
+}
+
+BOOST_AUTO_TEST_CASE(matmul_matches_reference) {
+  for (DType d : {DType::Float32, DType::Float64, DType::Int64, DType::Int32}) {
+    NodePtr a = random_input(d, {7, 13}, -3, 3, 51), b = random_input(d, {13, 5}, -3, 3, 52);
+    check_against_reference({ops::matmul(a, b)});
+    NodePtr bt = random_input(d, {5, 13}, -3, 3, 53);
+    check_against_reference({ops::matmul(a, ops::transpose(bt, 0, 1))});
+    NodePtr ba = random_input(d, {3, 4, 6}, -3, 3, 54), bb = random_input(d, {3, 6, 2}, -3, 3, 55);
+    check_against_reference({ops::add(ops::matmul(ops::exp(ops::cast(ba, DType::Float64)), ops::cast(bb, DType::Float64)),
+                                      ops::scalar(1.0, DType::Float64))});
+  }
+  NodePtr a = random_input(DType::Float32, {64, 1023}, -1, 1, 56), b = random_input(DType::Float32, {1023, 33}, -1, 1, 57);
+  check_against_reference({ops::matmul(a, b)}, "", 10.0);
+}
+
+BOOST_AUTO_TEST_CASE(cumsum_iota_and_rand_match_reference) {
+  for (DType d : kAll) {
+    NodePtr x = random_input(d, {4, 9}, -5, 5, 61);
+    check_against_reference({ops::cumsum(x, 1), ops::cumsum(x, 0)});
+  }
+  check_against_reference({ops::iota({3, 4}, 1), ops::arange(0, 10, 1)});
+  check_against_reference({ops::rand({5, 7}, 42, 3), ops::rand({3, 3}, 7, 0, DType::Float64)});
+}
+
+BOOST_AUTO_TEST_CASE(composites_match_reference) {
+  for (DType d : kFloats)
+    for (Shape s : {Shape{1, 1}, Shape{7, 1023}, Shape{3, 5, 16}}) {
+      NodePtr x = random_input(d, s, -4, 4, 71);
+      check_against_reference({ops::softmax(x, -1)});
+      check_against_reference({ops::log_softmax(x, -1)});
+      check_against_reference({ops::softmax(x, 0)});
+      check_against_reference({ops::layer_norm(x, {s.back()}, nullptr, nullptr)});
+      check_against_reference({ops::var(x, {-1}), ops::mean(x), ops::logsumexp(x, {-1})});
+      check_against_reference({ops::gelu(x), ops::silu(x), ops::gelu(x, true)});
+    }
+}
+
+BOOST_AUTO_TEST_CASE(every_fusion_policy_computes_the_same_values) {
+  NodePtr x = random_input(DType::Float32, {9, 33}, -4, 4, 81);
+  NodePtr w = random_input(DType::Float32, {33}, -1, 1, 82);
+  for (std::string p : {"default", "none", "elementwise"}) {
+    check_against_reference({ops::softmax(x, -1)}, p);
+    check_against_reference({ops::layer_norm(x, {33}, w, nullptr), ops::sum(ops::exp(x))}, p);
+  }
+}
+
+BOOST_AUTO_TEST_CASE(large_elementwise_program_matches_reference) {
+  int64_t n = (int64_t{1} << 24) + 3;
+  NodePtr x = random_input(DType::Float32, {n}, -3, 3, 91);
+  NodePtr y = ops::add(ops::mul(ops::gelu(ops::add(ops::mul(x, ops::scalar(0.5, DType::Float32)), ops::scalar(1.0, DType::Float32))),
+                               ops::sigmoid(x)),
+                       ops::mul(x, ops::scalar(0.5, DType::Float32)));
+  BOOST_CHECK_EQUAL(check_against_reference({y}), 1u);
+}
