@@ -150,7 +150,7 @@ py::object wrap(lt::Tensor t) { return py::cast(PyTensor(std::move(t))); }
 py::object make_size(const lt::Shape& s) {
   py::tuple t(s.size());
   for (size_t i = 0; i < s.size(); ++i) t[i] = py::int_(s[i]);
-  if (!g_size_class) return std::move(t);
+  if (!g_size_class) return t;
   return g_size_class(t);
 }
 

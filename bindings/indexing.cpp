@@ -25,11 +25,6 @@ struct Parsed {
   bool has_bool_mask = false;
 };
 
-bool is_basic_item(py::handle h) {
-  return h.is_none() || h.ptr() == Py_Ellipsis || PySlice_Check(h.ptr()) ||
-         (PyLong_Check(h.ptr()) && !PyBool_Check(h.ptr()));
-}
-
 int64_t consumed_dims(py::handle h) {
   if (h.is_none() || h.ptr() == Py_Ellipsis || PyBool_Check(h.ptr())) return 0;
   if (is_tensor(h)) {
