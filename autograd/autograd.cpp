@@ -1,10 +1,150 @@
-// autograd/autograd.cpp — placeholder until reverse mode lands.
+// autograd/autograd.cpp — reverse mode: one walk over the recorded graph.
+//
+// gradients() finds the nodes between the roots and the `wrt` nodes (only
+// nodes that require grad, never past a wrt node or a Detach), orders them
+// topologically, and walks them once in reverse, summing the contributions
+// each node receives and turning its gradient into contributions to its
+// inputs with the per-primitive rules (derivatives.cpp). Nothing is computed:
+// the result is lazy IR that the next sync runs together with the forward
+// pass and whatever consumes the gradients (an optimizer step).
+//
+// Determinism matters for the trace cache: the same program must build the
+// same gradient graph every step, so contributions are summed in the order of
+// the walk (which follows input order), never in hash-map order.
+//
+// Release: unless retain_graph, every node the walk went through is marked
+// grad_released. A later walk that needs one raises (PyTorch's "backward
+// through the graph a second time"), and a released node that is or becomes
+// realised drops its inputs, so the graph behind a training step's loss is
+// freed at the sync that computes it (memory stays flat across steps).
 #include "autograd/autograd.h"
 
+#include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
+#include "autograd/derivatives.h"
+#include "ir/builder.h"
 #include "ir/error.h"
 
 namespace lt::autograd {
-std::vector<NodePtr> gradients(absl::Span<const NodePtr>, absl::Span<const NodePtr>, absl::Span<const NodePtr>, bool) {
-  fail(ErrorKind::NotImplemented, "autograd::gradients is not implemented yet");
+namespace {
+
+/// Nodes from the roots down to (and including) the wrt nodes, in topological
+/// order (inputs before users), restricted to nodes with a path to a wrt node.
+struct GraphSlice {
+  std::vector<NodePtr> order;
+  absl::flat_hash_set<const Node*> on_path;  ///< reaches a wrt node
+};
+
+bool stops_walk(const Node& n, const absl::flat_hash_set<const Node*>& wrt) {
+  return wrt.contains(&n) || n.op == Op::Detach;
 }
+
+GraphSlice slice_graph(absl::Span<const NodePtr> roots, const absl::flat_hash_set<const Node*>& wrt) {
+  GraphSlice s;
+  absl::flat_hash_set<const Node*> visited;
+  struct Frame {
+    NodePtr node;
+    size_t next_input;
+  };
+  std::vector<Frame> stack;
+  for (const NodePtr& root : roots) {
+    if (!is_differentiable(*root) || !visited.insert(root.get()).second) continue;
+    stack.push_back({root, 0});
+    while (!stack.empty()) {
+      Frame& f = stack.back();
+      const Node& n = *f.node;
+      if (!stops_walk(n, wrt) && f.next_input < n.inputs.size()) {
+        const NodePtr& in = n.inputs[f.next_input++];
+        if (is_differentiable(*in) && visited.insert(in.get()).second) stack.push_back({in, 0});
+        continue;
+      }
+      // Post-order: every input is finished, so on_path is known for them.
+      // A released node that dropped its inputs may have led to a wrt node:
+      // keep it, so the check below reports it instead of a silent no-gradient.
+      bool reaches = wrt.contains(&n) || (n.grad_released.load(std::memory_order_relaxed) && n.inputs.empty());
+      if (!stops_walk(n, wrt)) {
+        for (const NodePtr& in : n.inputs) reaches |= s.on_path.contains(in.get());
+      }
+      if (reaches) {
+        s.on_path.insert(&n);
+        s.order.push_back(f.node);
+      }
+      stack.pop_back();
+    }
+  }
+  return s;
+}
+
+[[noreturn]] void fail_released(const Node& n) {
+  fail(ErrorKind::Runtime,
+       "Trying to backward through the graph a second time (or directly access saved tensors after they have "
+       "already been freed). Saved intermediate values of the graph are freed when you call .backward() or "
+       "autograd.grad(). Specify retain_graph=True if you need to backward through the graph a second time or if "
+       "you need to access saved tensors after calling backward. (The released node is ",
+       n.describe(), ".)");
+}
+
+void accumulate(absl::flat_hash_map<const Node*, NodePtr>& grads, const Node& n, NodePtr contribution) {
+  if (contribution->shape != n.shape) {
+    fail(ErrorKind::Runtime, "autograd internal error: the gradient for ", n.describe(), " has shape ",
+         shape_str(contribution->shape));
+  }
+  if (contribution->dtype != n.dtype) contribution = ops::cast(contribution, n.dtype);
+  NodePtr& slot = grads[&n];
+  slot = slot ? ops::add(slot, contribution) : std::move(contribution);
+}
+
+}  // namespace
+
+std::vector<NodePtr> gradients(absl::Span<const NodePtr> roots, absl::Span<const NodePtr> root_grads,
+                               absl::Span<const NodePtr> wrt, bool retain_graph) {
+  if (roots.size() != root_grads.size()) {
+    fail(ErrorKind::Runtime, "gradients: got ", root_grads.size(), " root gradients for ", roots.size(), " roots");
+  }
+  GradModeGuard no_grad(false);  // gradient nodes are not differentiated again
+  absl::flat_hash_set<const Node*> wrt_set;
+  for (const NodePtr& w : wrt) wrt_set.insert(w.get());
+  GraphSlice slice = slice_graph(roots, wrt_set);
+
+  // Check before building anything, so a failed call changes nothing.
+  for (const NodePtr& n : slice.order) {
+    if (n->grad_released.load(std::memory_order_relaxed) && !wrt_set.contains(n.get())) fail_released(*n);
+  }
+
+  absl::flat_hash_map<const Node*, NodePtr> grads;
+  for (size_t i = 0; i < roots.size(); ++i) {
+    if (slice.on_path.contains(roots[i].get())) accumulate(grads, *roots[i], root_grads[i]);
+  }
+  for (auto it = slice.order.rbegin(); it != slice.order.rend(); ++it) {
+    const NodePtr& y = *it;
+    if (wrt_set.contains(y.get())) continue;
+    auto found = grads.find(y.get());
+    if (found == grads.end()) continue;
+    NodePtr g = std::move(found->second);
+    grads.erase(found);
+    absl::InlinedVector<bool, 3> wanted(y->inputs.size());
+    for (size_t i = 0; i < wanted.size(); ++i) wanted[i] = slice.on_path.contains(y->inputs[i].get());
+    NodeList contributions = input_gradients(y, g, wanted);
+    for (size_t i = 0; i < contributions.size(); ++i) {
+      if (contributions[i]) accumulate(grads, *y->inputs[i], std::move(contributions[i]));
+    }
+  }
+
+  std::vector<NodePtr> out;
+  out.reserve(wrt.size());
+  for (const NodePtr& w : wrt) {
+    auto found = grads.find(w.get());
+    out.push_back(found == grads.end() ? nullptr : found->second);
+  }
+
+  if (!retain_graph) {
+    for (const NodePtr& n : slice.order) {
+      if (wrt_set.contains(n.get())) continue;
+      n->grad_released.store(true, std::memory_order_relaxed);
+      if (n->is_materialized()) n->inputs.clear();  // `slice.order` keeps the inputs alive for this loop
+    }
+  }
+  return out;
+}
+
 }  // namespace lt::autograd

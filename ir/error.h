@@ -8,6 +8,8 @@
 #include <stdexcept>
 #include <string>
 #include <string_view>
+#include <type_traits>
+#include <utility>
 
 #include "absl/strings/str_cat.h"
 
@@ -37,8 +39,10 @@ const T& to_alpha(const T& v) { return v; }
 inline absl::string_view to_alpha(const std::string_view& v) { return absl::string_view(v.data(), v.size()); }
 }  // namespace detail
 
-/// absl::StrCat that also takes std::string_view.
+/// absl::StrCat that also takes std::string_view. Constrained to printable
+/// arguments so that it never captures lt::cat(tensors, 1) (an int dim).
 template <typename... Args>
+  requires(std::is_constructible_v<absl::AlphaNum, decltype(detail::to_alpha(std::declval<const Args&>()))> && ...)
 std::string cat(const Args&... args) {
   return absl::StrCat(detail::to_alpha(args)...);
 }

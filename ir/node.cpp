@@ -70,7 +70,9 @@ Node::~Node() {
 
 void Node::realize(BufferPtr value) {
   buffer = std::move(value);
-  if (!requires_grad) inputs.clear();
+  // The inputs matter only to a backward pass still to come: none passes a
+  // Detach, and none may pass a node a backward pass has released.
+  if (!requires_grad || op == Op::Detach || grad_released.load(std::memory_order_relaxed)) inputs.clear();
 }
 
 std::string Node::describe() const {
@@ -81,7 +83,8 @@ std::string Node::describe() const {
 
 NodePtr make_node(Op op, DType dtype, Shape shape, Attrs attrs, NodeList inputs) {
   bool rg = false;
-  if (t_grad_mode && op != Op::Detach) {
+  // Only real numbers carry gradients: a comparison or an index never requires grad.
+  if (t_grad_mode && op != Op::Detach && is_floating(dtype)) {
     for (const NodePtr& in : inputs) rg |= in->requires_grad;
   }
   auto n = std::make_shared<Node>(op, dtype, std::move(shape), std::move(attrs), std::move(inputs));

@@ -59,7 +59,8 @@ class Node {
   /// True when the value is available without computing: an input or a realised node.
   bool is_materialized() const { return buffer != nullptr; }
   bool is_pending() const { return buffer == nullptr && op != Op::Scalar; }
-  /// Stores the computed value; drops the inputs unless a gradient may still need them.
+  /// Stores the computed value; drops the inputs unless a backward pass may still need them
+  /// (requires_grad, not a Detach, not released by a backward pass).
   void realize(BufferPtr value);
   /// One line: "f32[2, 3] add(#a1b2, #c3d4)" (for error messages and debugging).
   std::string describe() const;
@@ -77,7 +78,7 @@ class GradModeGuard {
   bool prev_;
 };
 
-/// Creates a node; requires_grad = grad mode && any input requires grad.
+/// Creates a node; requires_grad = grad mode && floating dtype && any input requires grad.
 /// Shape/dtype rules are the caller's (ir/builder.h) responsibility.
 NodePtr make_node(Op op, DType dtype, Shape shape, Attrs attrs, NodeList inputs);
 /// A materialised input over `buffer` (numel must match shape).

@@ -30,13 +30,22 @@ void Tensor::backward(const Tensor& gradient, bool retain_graph) const {
     fail(ErrorKind::Runtime, "backward: element 0 of tensors does not require grad and does not have a grad_fn");
   }
   NodePtr seed = seed_for(*this, gradient, "backward");
-  std::vector<std::shared_ptr<TensorImpl>> slots;
+  // A leaf updated in place under no_grad after this graph was recorded
+  // appears in it as an earlier node: credit that node's gradient to the slot
+  // too (value semantics: the gradient is taken at the value the graph used).
+  std::vector<std::shared_ptr<TensorImpl>> slots;  // slot of each entry of leaf_nodes
   std::vector<NodePtr> leaf_nodes;
   runtime::for_each_live([&](TensorImpl* t) {
     if (!t->leaf_requires_grad || !t->node->requires_grad) return;
-    if (auto held = t->weak_from_this().lock()) {  // null while being destroyed
-      slots.push_back(std::move(held));
-      leaf_nodes.push_back(t->node);
+    auto held = t->weak_from_this().lock();  // null while being destroyed
+    if (!held) return;
+    slots.push_back(held);
+    leaf_nodes.push_back(t->node);
+    for (const std::weak_ptr<Node>& w : t->earlier_leaf_nodes) {
+      if (NodePtr earlier = w.lock()) {
+        slots.push_back(held);
+        leaf_nodes.push_back(std::move(earlier));
+      }
     }
   });
   std::vector<NodePtr> grads;

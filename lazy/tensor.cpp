@@ -23,6 +23,10 @@ void TensorImpl::rebind(NodePtr n) {
     n = ops::detach(n);
     n->requires_grad = true;
   }
+  if (leaf_requires_grad && node && node->requires_grad) {
+    std::erase_if(earlier_leaf_nodes, [](const std::weak_ptr<Node>& w) { return w.expired(); });
+    earlier_leaf_nodes.push_back(node);
+  }
   node = std::move(n);
   ++version;
 }

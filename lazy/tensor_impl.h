@@ -3,6 +3,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <vector>
 
 #include "ir/node.h"
 
@@ -20,6 +21,10 @@ struct TensorImpl : std::enable_shared_from_this<TensorImpl> {
   NodePtr node;                        ///< current value
   bool leaf_requires_grad = false;     ///< a user-made leaf that requires grad (set by requires_grad_)
   std::shared_ptr<TensorImpl> grad;    ///< accumulated gradient, or null
+  /// Values this leaf had before in-place updates (made under no_grad) that a
+  /// recorded graph may still use: backward credits their gradients to this
+  /// slot too. Expired entries are pruned at each rebind.
+  std::vector<std::weak_ptr<Node>> earlier_leaf_nodes;
   uint64_t version = 0;                ///< bumped by every in-place change
   /// Position in the live-tensor registry (lazy/runtime.cpp).
   TensorImpl* prev_live = nullptr;
