@@ -4,7 +4,7 @@ PYTHON ?= /usr/bin/python3
 JOBS ?= $(shell nproc)
 CMAKE_FLAGS ?=
 
-.PHONY: all deps configure build demo test bench clean
+.PHONY: all deps configure build demo test bench fuzz test-asan test-tsan clean
 
 all: build
 
@@ -29,6 +29,28 @@ test: build
 
 bench: build
 	@if [ -x tools/run-bench ]; then tools/run-bench $(BUILD); else echo "no benchmarks yet"; fi
+
+# Differential fuzzing for a given time or count: make fuzz FUZZ_ARGS="--seconds 600"
+FUZZ_ARGS ?= --seconds 120
+fuzz: build
+	$(BUILD)/tools/lt-fuzz $(FUZZ_ARGS)
+
+# The C++ suite under AddressSanitizer + UndefinedBehaviorSanitizer (JIT-ed code
+# is not instrumented; everything else is). Python tests are left out: the
+# interpreter is not built with ASan.
+test-asan: deps
+	cmake -S . -B build-asan -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DLT_SANITIZE=address,undefined \
+	  -DLT_WITH_PYTHON=OFF -DPython_EXECUTABLE=$(PYTHON)
+	cmake --build build-asan -j $(JOBS)
+	cd build-asan && ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
+	  LT_FUZZ_PROGRAMS=300 ctest --output-on-failure -j 2
+
+# The concurrency tests under ThreadSanitizer.
+test-tsan: deps
+	cmake -S . -B build-tsan -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DLT_SANITIZE=thread \
+	  -DLT_WITH_PYTHON=OFF -DPython_EXECUTABLE=$(PYTHON)
+	cmake --build build-tsan -j $(JOBS)
+	cd build-tsan && TSAN_OPTIONS=halt_on_error=1 ctest --output-on-failure -R concurrency
 
 clean:
 	rm -rf $(BUILD)

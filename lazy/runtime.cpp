@@ -46,7 +46,9 @@ int64_t env_int(const char* name, int64_t fallback) {
 }
 
 std::atomic<int64_t> g_threshold{env_int("LT_SYNC_THRESHOLD", 50000)};
-std::atomic<int64_t> g_recorded_at_last_sync{0};
+// Live nodes right after the last sync: the growth since then approximates the
+// pending graph (nodes that died unsynced do not count against it).
+std::atomic<int64_t> g_live_at_last_sync{0};
 thread_local bool t_in_auto_sync = false;
 
 Backend* g_backend = nullptr;
@@ -148,11 +150,11 @@ void sync_nodes(absl::Span<const NodePtr> requested, const RunOptions& options) 
   counters::syncs.add();
   std::vector<BufferPtr> outputs = current_backend().run(captured.trace, options);
   for (size_t i = 0; i < roots.size(); ++i) roots[i]->realize(std::move(outputs[i]));
-  g_recorded_at_last_sync.store(counters::nodes_recorded.get(), std::memory_order_relaxed);
+  g_live_at_last_sync.store(counters::nodes_live.get(), std::memory_order_relaxed);
 }
 
 void maybe_auto_sync() {
-  int64_t pending = counters::nodes_recorded.get() - g_recorded_at_last_sync.load(std::memory_order_relaxed);
+  int64_t pending = counters::nodes_live.get() - g_live_at_last_sync.load(std::memory_order_relaxed);
   if (pending < g_threshold.load(std::memory_order_relaxed) || t_in_auto_sync) return;
   t_in_auto_sync = true;
   try {
@@ -163,7 +165,7 @@ void maybe_auto_sync() {
     throw;
   }
   t_in_auto_sync = false;
-  g_recorded_at_last_sync.store(counters::nodes_recorded.get(), std::memory_order_relaxed);
+  g_live_at_last_sync.store(counters::nodes_live.get(), std::memory_order_relaxed);
 }
 
 Backend& current_backend() {

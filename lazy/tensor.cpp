@@ -340,6 +340,12 @@ Tensor operator<(const Tensor& a, const Tensor& b) { return lt(a, b); }
 Tensor operator<=(const Tensor& a, const Tensor& b) { return le(a, b); }
 Tensor operator>(const Tensor& a, const Tensor& b) { return gt(a, b); }
 Tensor operator>=(const Tensor& a, const Tensor& b) { return ge(a, b); }
+#define LT_DEFINE_CMP(sym, fn)                                                \
+  Tensor operator sym(const Tensor& a, Scalar b) { return fn(a, b); }       \
+  Tensor operator sym(Scalar a, const Tensor& b) { return fn(a, b); }
+LT_DEFINE_CMP(==, eq) LT_DEFINE_CMP(!=, ne) LT_DEFINE_CMP(<, lt) LT_DEFINE_CMP(<=, le) LT_DEFINE_CMP(>, gt)
+LT_DEFINE_CMP(>=, ge)
+#undef LT_DEFINE_CMP
 Tensor operator&&(const Tensor& a, const Tensor& b) { return logical_and(a, b); }
 Tensor operator||(const Tensor& a, const Tensor& b) { return logical_or(a, b); }
 Tensor operator!(const Tensor& a) { return logical_not(a); }

@@ -219,6 +219,11 @@ Tensor operator<(const Tensor& a, const Tensor& b);
 Tensor operator<=(const Tensor& a, const Tensor& b);
 Tensor operator>(const Tensor& a, const Tensor& b);
 Tensor operator>=(const Tensor& a, const Tensor& b);
+#define LT_DECLARE_CMP(sym)                      \
+  Tensor operator sym(const Tensor& a, Scalar b); \
+  Tensor operator sym(Scalar a, const Tensor& b);
+LT_DECLARE_CMP(==) LT_DECLARE_CMP(!=) LT_DECLARE_CMP(<) LT_DECLARE_CMP(<=) LT_DECLARE_CMP(>) LT_DECLARE_CMP(>=)
+#undef LT_DECLARE_CMP
 Tensor operator&&(const Tensor& a, const Tensor& b);
 Tensor operator||(const Tensor& a, const Tensor& b);
 Tensor operator!(const Tensor& a);

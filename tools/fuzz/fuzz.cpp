@@ -1,0 +1,225 @@
+// tools/fuzz/fuzz.cpp — compare, shrink, dump and the fuzzing loop.
+#include <chrono>
+#include <cmath>
+#include <cstring>
+#include <fstream>
+#include <optional>
+#include <sstream>
+
+#include "ir/error.h"
+#include "ir/evaluator.h"
+#include "tools/fuzz/fuzz.h"
+#include "trace/capture.h"
+#include "trace/text.h"
+
+namespace lt::fuzz {
+namespace {
+
+double element(const Buffer& b, int64_t i) {
+  switch (b.dtype()) {
+    case DType::Bool: return b.as<uint8_t>()[i];
+    case DType::Int32: return b.as<int32_t>()[i];
+    case DType::Int64: return static_cast<double>(b.as<int64_t>()[i]);
+    case DType::Float32: return b.as<float>()[i];
+    case DType::Float64: return b.as<double>()[i];
+  }
+  return 0;
+}
+
+std::optional<std::string> compare_buffers(const Buffer& got, const Buffer& want, size_t output) {
+  if (got.dtype() != want.dtype() || got.numel() != want.numel()) {
+    return cat("output ", output, ": got ", dtype_name(got.dtype()), " x", got.numel(), ", expected ",
+               dtype_name(want.dtype()), " x", want.numel());
+  }
+  if (!is_floating(want.dtype())) {
+    if (std::memcmp(got.data(), want.data(), want.nbytes()) == 0) return std::nullopt;
+    for (int64_t i = 0; i < want.numel(); ++i) {
+      if (element(got, i) != element(want, i)) {
+        return cat("output ", output, " element ", i, ": got ", element(got, i), ", expected ", element(want, i));
+      }
+    }
+    return std::nullopt;
+  }
+  // Floats: relative to the element and to the tensor's scale (cancellation).
+  double scale = 0;
+  for (int64_t i = 0; i < want.numel(); ++i) {
+    double w = element(want, i);
+    if (std::isfinite(w)) scale = std::max(scale, std::fabs(w));
+  }
+  bool f32 = want.dtype() == DType::Float32;
+  double rtol = f32 ? 2e-3 : 1e-9, atol = (f32 ? 1e-4 : 1e-11) * (1.0 + scale);
+  for (int64_t i = 0; i < want.numel(); ++i) {
+    double g = element(got, i), w = element(want, i);
+    if (std::isnan(w) && std::isnan(g)) continue;
+    if (std::isinf(w) || std::isinf(g)) {
+      if (g == w) continue;
+      // Near the overflow threshold a correct backend may round either way.
+      double finite = std::isinf(w) ? g : w;
+      if (std::isfinite(finite) && std::fabs(finite) > (f32 ? 1e37 : 1e307) && std::signbit(g) == std::signbit(w)) {
+        continue;
+      }
+    }
+    if (std::fabs(g - w) <= atol + rtol * std::fabs(w)) continue;
+    return cat("output ", output, " element ", i, ": got ", g, ", expected ", w, " (scale ", scale, ")");
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
+std::optional<std::string> compare(const Trace& trace, Backend& backend, const std::string& policy) {
+  std::vector<BufferPtr> want, got;
+  std::string want_error, got_error;
+  try {
+    want = evaluate_reference(trace);
+  } catch (const Error& e) {
+    want_error = e.what();
+  }
+  try {
+    RunOptions options;
+    options.fusion = policy;
+    got = backend.run(trace, options);
+  } catch (const Error& e) {
+    got_error = e.what();
+  }
+  if (!want_error.empty() || !got_error.empty()) {
+    if (!want_error.empty() && !got_error.empty()) return std::nullopt;
+    return cat("reference ", want_error.empty() ? "succeeded" : "raised: " + want_error, "; backend ",
+               got_error.empty() ? "succeeded" : "raised: " + got_error);
+  }
+  for (size_t i = 0; i < want.size(); ++i) {
+    if (auto m = compare_buffers(*got[i], *want[i], i)) return m;
+  }
+  return std::nullopt;
+}
+
+// The sub-trace computing `root` (indices of `trace`), params shared.
+static Trace sub_trace(const Trace& trace, int32_t root, const std::vector<BufferPtr>* cut_values = nullptr,
+                       const std::vector<bool>* cut = nullptr) {
+  // Rebuild nodes so capture canonicalises the sub-DAG.
+  std::vector<NodePtr> nodes(trace.nodes.size());
+  for (size_t i = 0; i < trace.nodes.size(); ++i) {
+    const TraceNode& tn = trace.nodes[i];
+    if (cut && (*cut)[i]) {
+      nodes[i] = make_input((*cut_values)[i], tn.shape);
+      continue;
+    }
+    if (tn.op == Op::Input) {
+      nodes[i] = make_input(trace.params[tn.param], tn.shape);
+    } else if (tn.op == Op::Scalar) {
+      nodes[i] = make_scalar(trace.scalars[tn.param], tn.dtype, !tn.attrs.empty() && tn.attrs[0]);
+    } else {
+      NodeList ins;
+      for (int32_t in : tn.inputs) ins.push_back(nodes[in]);
+      nodes[i] = make_node(tn.op, tn.dtype, tn.shape, tn.attrs, std::move(ins));
+    }
+  }
+  return capture_trace({nodes[root]}).trace;
+}
+
+Trace shrink(const Trace& trace, Backend& backend, const std::string& policy) {
+  auto fails = [&](const Trace& t) { return compare(t, backend, policy).has_value(); };
+  // 1. The earliest computed node whose sub-DAG alone fails.
+  Trace best = trace;
+  for (size_t i = 0; i < trace.nodes.size(); ++i) {
+    Op op = trace.nodes[i].op;
+    if (op == Op::Input || op == Op::Scalar) continue;
+    Trace t = sub_trace(trace, static_cast<int32_t>(i));
+    if (fails(t)) {
+      best = std::move(t);
+      break;
+    }
+  }
+  // 2. Cut inputs of the root's operands to their reference values while it still fails.
+  bool progress = true;
+  while (progress && best.nodes.size() > 2) {
+    progress = false;
+    std::vector<BufferPtr> values;
+    try {
+      // Evaluate every node: make each an output of a copy of the trace.
+      Trace all = best;
+      all.outputs.clear();
+      for (size_t i = 0; i < best.nodes.size(); ++i) all.outputs.push_back(static_cast<int32_t>(i));
+      for (size_t i = 0; i < best.nodes.size(); ++i) {
+        if (best.nodes[i].op == Op::Scalar) all.outputs[i] = -1;
+      }
+      all.outputs.erase(std::remove(all.outputs.begin(), all.outputs.end(), -1), all.outputs.end());
+      std::vector<BufferPtr> out = evaluate_reference(all);
+      values.assign(best.nodes.size(), nullptr);
+      for (size_t k = 0; k < all.outputs.size(); ++k) values[all.outputs[k]] = out[k];
+    } catch (const Error&) {
+      break;
+    }
+    int32_t root = best.outputs[0];
+    for (size_t i = 0; i + 1 < best.nodes.size() && !progress; ++i) {
+      const TraceNode& tn = best.nodes[i];
+      if (tn.op == Op::Input || tn.op == Op::Scalar || !values[i]) continue;
+      std::vector<bool> cut(best.nodes.size(), false);
+      cut[i] = true;
+      Trace t = sub_trace(best, root, &values, &cut);
+      if (t.nodes.size() < best.nodes.size() && fails(t)) {
+        best = std::move(t);
+        progress = true;
+      }
+    }
+  }
+  return best;
+}
+
+void write_case(const Trace& trace, const std::string& dir, const std::string& name) {
+  std::ofstream(dir + "/" + name + ".trace") << print_trace(trace);
+  std::ofstream in(dir + "/" + name + ".inputs", std::ios::binary);
+  for (const BufferPtr& p : trace.params) in.write(static_cast<const char*>(p->data()), p->nbytes());
+}
+
+Trace read_case(const std::string& trace_path) {
+  std::ifstream t(trace_path);
+  std::stringstream ss;
+  ss << t.rdbuf();
+  Trace trace = parse_trace(ss.str());
+  std::string inputs_path = trace_path.substr(0, trace_path.size() - 6) + ".inputs";
+  std::ifstream in(inputs_path, std::ios::binary);
+  for (const TraceNode& n : trace.nodes) {
+    if (n.op != Op::Input) continue;
+    BufferPtr b = make_buffer(n.dtype, shape_numel(n.shape));
+    in.read(static_cast<char*>(b->data()), b->nbytes());
+    if (!in && b->nbytes()) fail(ErrorKind::Runtime, "read_case: ", inputs_path, " is shorter than the trace's params");
+    trace.params[n.param] = b;
+  }
+  return trace;
+}
+
+Stats run(uint64_t first_seed, int64_t count, double seconds, Backend& backend,
+          const std::vector<std::string>& policies, const std::string& dump_dir) {
+  Stats stats;
+  auto start = std::chrono::steady_clock::now();
+  for (uint64_t seed = first_seed;; ++seed) {
+    if (seconds > 0) {
+      double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+      if (elapsed >= seconds) break;
+    } else if (static_cast<int64_t>(seed - first_seed) >= count) {
+      break;
+    }
+    Program p = generate(seed);
+    Trace trace = capture_trace(p.roots).trace;
+    ++stats.programs;
+    for (const std::string& policy : policies) {
+      ++stats.runs;
+      std::optional<std::string> m = compare(trace, backend, policy);
+      if (!m) continue;
+      ++stats.mismatches;
+      Trace small = shrink(trace, backend, policy);
+      std::string line = cat("seed ", seed, " policy ", policy.empty() ? "default" : policy, ": ", *m,
+                             " (shrunk to ", small.nodes.size(), " nodes)");
+      if (!dump_dir.empty()) {
+        std::string name = cat("seed", seed, "_", policy.empty() ? "default" : policy);
+        write_case(small, dump_dir, name);
+        line += cat(" -> ", dump_dir, "/", name, ".trace");
+      }
+      stats.failures.push_back(line);
+    }
+  }
+  return stats;
+}
+
+}  // namespace lt::fuzz

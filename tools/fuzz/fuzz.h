@@ -1,0 +1,61 @@
+// tools/fuzz/fuzz.h — the differential trace fuzzer.
+//
+// A seeded generator builds random programs (random DAGs of ops over shapes
+// with broadcasting, views and slices, reductions over random dims, odd and
+// zero sizes, every dtype, random scalar values), captures each as a trace,
+// runs it on a backend under each fusion policy and compares with the
+// reference evaluator. A mismatch is shrunk to a small program (the smallest
+// failing sub-DAG, with inputs cut to materialised values where the failure
+// survives) and can be written as a trace dump plus input values.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "ir/trace.h"
+#include "trace/backend.h"
+
+namespace lt::fuzz {
+
+struct Program {
+  uint64_t seed = 0;
+  std::vector<NodePtr> roots;
+};
+
+/// A random program; the same seed gives the same program.
+Program generate(uint64_t seed, int max_ops = 24);
+
+struct Mismatch {
+  std::string what;  ///< first differing element, or the error text
+  Trace trace;       ///< the (shrunk) failing trace, params bound
+};
+
+/// Runs `trace` on `backend` under `policy` and compares each output with the
+/// reference evaluator: bit-exact for integer and bool, relative tolerance for
+/// floats (docs/reliability.md), NaN equal to NaN, and an error on one side
+/// must be an error on the other. Empty when they agree.
+std::optional<std::string> compare(const Trace& trace, Backend& backend, const std::string& policy);
+
+/// Shrinks a failing trace to a smaller one that still fails.
+Trace shrink(const Trace& trace, Backend& backend, const std::string& policy);
+
+/// Writes `<dir>/<name>.trace` and `<dir>/<name>.inputs` (raw param bytes).
+void write_case(const Trace& trace, const std::string& dir, const std::string& name);
+/// Reads a case written by write_case, params bound.
+Trace read_case(const std::string& trace_path);
+
+struct Stats {
+  int64_t programs = 0;
+  int64_t runs = 0;  ///< program x policy
+  int64_t mismatches = 0;
+  std::vector<std::string> failures;  ///< one line each
+};
+
+/// Fuzzes seeds [first_seed, first_seed + count) (or until `seconds` pass, when > 0).
+Stats run(uint64_t first_seed, int64_t count, double seconds, Backend& backend,
+          const std::vector<std::string>& policies, const std::string& dump_dir = "");
+
+}  // namespace lt::fuzz

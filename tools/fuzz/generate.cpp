@@ -1,0 +1,275 @@
+// tools/fuzz/generate.cpp — seeded random programs for the differential fuzzer.
+//
+// Programs are built with the same ir/builder.h ops users call, so what is
+// fuzzed is what users record. A value is "exact" when it is an input or was
+// computed from exact values by integer/bool ops only: comparisons, casts to
+// integers and arg-reductions are applied to exact values only, because on a
+// computed float a one-ulp difference between two correct backends may flip
+// them, which is noise, not a bug.
+#include <random>
+
+#include "ir/builder.h"
+#include "ir/error.h"
+#include "tools/fuzz/fuzz.h"
+
+namespace lt::fuzz {
+namespace {
+
+struct Value {
+  NodePtr node;
+  bool exact;
+};
+
+class Generator {
+ public:
+  explicit Generator(uint64_t seed) : rng_(seed) {}
+
+  Program run(uint64_t seed, int max_ops) {
+    int inputs = pick(1, 3);
+    for (int i = 0; i < inputs; ++i) values_.push_back({make_input(random_shape(), random_dtype()), true});
+    int ops = pick(1, max_ops);
+    for (int i = 0; i < ops; ++i) {
+      try {
+        step();
+      } catch (const Error&) {
+        // A rejected combination (the builder's checks are tested elsewhere).
+      }
+    }
+    Program p;
+    p.seed = seed;
+    size_t n = values_.size();
+    p.roots.push_back(values_.back().node);
+    int extra = pick(0, 2);
+    for (int i = 0; i < extra && n > 1; ++i) p.roots.push_back(values_[n - 2 - pick(0, std::min<int>(n - 2, 4))].node);
+    return p;
+  }
+
+ private:
+  int pick(int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng_); }
+  bool chance(double p) { return std::bernoulli_distribution(p)(rng_); }
+  template <typename T>
+  const T& choose(const std::vector<T>& v) { return v[pick(0, static_cast<int>(v.size()) - 1)]; }
+
+  Shape random_shape() {
+    static const std::vector<int64_t> sizes = {1, 1, 2, 3, 4, 5, 7, 8, 13, 16, 33};
+    int rank = pick(0, 3);
+    Shape s;
+    for (int i = 0; i < rank; ++i) s.push_back(chance(0.03) ? 0 : choose(sizes));
+    return s;
+  }
+
+  DType random_dtype() {
+    static const std::vector<DType> d = {DType::Float32, DType::Float32, DType::Float32, DType::Float64,
+                                         DType::Int32,   DType::Int64,   DType::Bool};
+    return choose(d);
+  }
+
+  NodePtr make_input(const Shape& shape, DType dtype) {
+    int64_t n = shape_numel(shape);
+    BufferPtr b = make_buffer(dtype, n);
+    std::uniform_real_distribution<double> real(-3.0, 3.0);
+    std::uniform_int_distribution<int64_t> integer(-6, 6);
+    for (int64_t i = 0; i < n; ++i) {
+      switch (dtype) {
+        case DType::Bool: b->as<uint8_t>()[i] = chance(0.5); break;
+        case DType::Int32: b->as<int32_t>()[i] = static_cast<int32_t>(integer(rng_)); break;
+        case DType::Int64: b->as<int64_t>()[i] = integer(rng_); break;
+        case DType::Float32: b->as<float>()[i] = static_cast<float>(real(rng_)); break;
+        case DType::Float64: b->as<double>()[i] = real(rng_); break;
+      }
+    }
+    return ops::from_buffer(b, shape);
+  }
+
+  // Biased to recent values, so programs grow deep chains, not only wide fans.
+  Value& any_value() {
+    int n = static_cast<int>(values_.size());
+    if (chance(0.6)) return values_[n - 1];
+    if (chance(0.5)) return values_[std::max(0, n - 1 - pick(1, 3))];
+    return values_[pick(0, n - 1)];
+  }
+  Value* value_where(const std::function<bool(const Value&)>& ok) {
+    std::vector<Value*> c;
+    for (Value& v : values_)
+      if (ok(v)) c.push_back(&v);
+    return c.empty() ? nullptr : c[pick(0, static_cast<int>(c.size()) - 1)];
+  }
+
+  // A shape that broadcasts with `s`: some dims set to 1, maybe fewer leading dims.
+  Shape broadcastable(const Shape& s) {
+    Shape out;
+    int drop = s.empty() ? 0 : pick(0, static_cast<int>(s.size()));
+    for (size_t i = drop; i < s.size(); ++i) out.push_back(chance(0.3) ? 1 : s[i]);
+    return out;
+  }
+
+  NodePtr partner(const Value& a) {
+    if (chance(0.25)) return ops::scalar(std::uniform_real_distribution<double>(-2, 2)(rng_), DType::Float64, true);
+    if (chance(0.15)) return ops::scalar_int(pick(-3, 3), DType::Int64, true);
+    if (Value* b = value_where([&](const Value& v) { return v.node->shape == a.node->shape && v.node != a.node; })) {
+      return b->node;
+    }
+    return make_input(broadcastable(a.node->shape), chance(0.7) ? a.node->dtype : random_dtype());
+  }
+
+  void push(NodePtr n, bool exact) { values_.push_back({std::move(n), exact}); }
+
+  void step() {
+    Value a = any_value();
+    const NodePtr& x = a.node;
+    bool fl = is_floating(x->dtype);
+    int64_t nd = x->ndim();
+    switch (pick(0, 16)) {
+      case 0: {  // float unary
+        static const std::vector<NodePtr (*)(const NodePtr&)> f = {
+            ops::exp, ops::log, ops::log1p, ops::expm1, ops::sqrt, ops::sin, ops::cos, ops::tanh, ops::erf,
+            ops::sigmoid, ops::relu, ops::silu, ops::abs, ops::neg, ops::floor, ops::ceil, ops::round, ops::rsqrt};
+        if (x->dtype == DType::Bool) return;
+        // floor/ceil/round of computed floats would be flaky; keep them on exact values.
+        NodePtr (*fn)(const NodePtr&) = choose(f);
+        if (!a.exact && (fn == ops::floor || fn == ops::ceil || fn == ops::round)) return;
+        push(fn(x), a.exact && !fl && (fn == ops::abs || fn == ops::neg));
+        return;
+      }
+      case 1:
+      case 2: {  // arithmetic binary
+        NodePtr b = partner(a);
+        static const std::vector<NodePtr (*)(const NodePtr&, const NodePtr&)> f = {
+            ops::add, ops::sub, ops::mul, ops::maximum, ops::minimum, ops::div};
+        auto fn = choose(f);
+        NodePtr r = fn(x, b);
+        push(r, a.exact && !is_floating(r->dtype));
+        return;
+      }
+      case 3: {  // comparison / logical on exact values
+        if (!a.exact) return;
+        NodePtr b = partner(a);
+        static const std::vector<NodePtr (*)(const NodePtr&, const NodePtr&)> f = {
+            ops::eq, ops::ne, ops::lt, ops::le, ops::gt, ops::ge, ops::logical_and, ops::logical_or};
+        if (!(b->op == Op::Input || b->op == Op::Scalar)) return;
+        push(choose(f)(x, b), true);
+        return;
+      }
+      case 4: {  // where with an exact condition
+        Value* c = value_where([](const Value& v) { return v.exact; });
+        if (!c) return;
+        NodePtr cond = c->node->dtype == DType::Bool ? c->node : ops::gt(c->node, ops::scalar(0.0, DType::Float64));
+        push(ops::where(cond, x, partner(a)), false);
+        return;
+      }
+      case 5: {  // cast
+        DType d = random_dtype();
+        if (!is_floating(d) && !a.exact) return;
+        push(ops::cast(x, d), a.exact && !is_floating(d));
+        return;
+      }
+      case 6: {  // reductions
+        if (nd == 0) return;
+        Dims dims;
+        for (int64_t i = 0; i < nd; ++i)
+          if (chance(0.5)) dims.push_back(chance(0.5) ? i : i - nd);
+        bool keep = chance(0.5);
+        switch (pick(0, 5)) {
+          case 0: push(ops::sum(x, dims, keep), a.exact && !fl); return;
+          case 1: push(ops::amax(x, dims, keep), a.exact); return;
+          case 2: push(ops::amin(x, dims, keep), a.exact); return;
+          case 3: if (fl) push(ops::mean(x, dims, keep), false); return;
+          case 4: if (a.exact) push(ops::argmax(x, pick(0, static_cast<int>(nd) - 1), keep), true); return;
+          case 5: if (fl) push(ops::var(x, dims, pick(0, 1), keep), false); return;
+        }
+        return;
+      }
+      case 7: {  // permute / transpose
+        if (nd < 2) return;
+        push(ops::transpose(x, pick(0, static_cast<int>(nd) - 1), pick(0, static_cast<int>(nd) - 1)), a.exact);
+        return;
+      }
+      case 8: {  // slice with steps
+        if (nd == 0) return;
+        int64_t d = pick(0, static_cast<int>(nd) - 1);
+        int64_t n = x->shape[d];
+        push(ops::slice(x, d, pick(-static_cast<int>(n) - 1, static_cast<int>(n)), pick(0, static_cast<int>(n) + 1),
+                        pick(1, 3)),
+             a.exact);
+        return;
+      }
+      case 9: {  // flip / pad
+        if (nd == 0) return;
+        if (chance(0.5)) {
+          push(ops::flip(x, {pick(0, static_cast<int>(nd) - 1)}), a.exact);
+        } else {
+          std::vector<int64_t> pads = {pick(-1, 2), pick(0, 2)};
+          push(ops::pad(x, pads, pick(-2, 2)), a.exact);
+        }
+        return;
+      }
+      case 10: {  // expand through a new or size-1 dim, reshape
+        if (chance(0.5)) {
+          Shape s = x->shape;
+          s.insert(s.begin(), pick(1, 3));
+          push(ops::expand(ops::unsqueeze(x, 0), s), a.exact);
+        } else {
+          push(ops::reshape(x, {-1}), a.exact);
+        }
+        return;
+      }
+      case 11: {  // cat with a slice of itself
+        if (nd == 0) return;
+        int64_t d = pick(0, static_cast<int>(nd) - 1);
+        push(ops::cat({x, ops::slice(x, d, 0, pick(0, 3))}, d), a.exact);
+        return;
+      }
+      case 12: {  // gather / index_select with in-range indices
+        if (nd == 0 || x->numel() == 0) return;
+        int64_t d = pick(0, static_cast<int>(nd) - 1);
+        int64_t len = pick(0, 6);
+        BufferPtr b = make_buffer(DType::Int64, len);
+        for (int64_t i = 0; i < len; ++i) b->as<int64_t>()[i] = pick(0, static_cast<int>(x->shape[d]) - 1);
+        push(ops::index_select(x, d, ops::from_buffer(b, Shape{len})), a.exact);
+        return;
+      }
+      case 13: {  // cumsum
+        if (nd == 0) return;
+        push(ops::cumsum(x, pick(0, static_cast<int>(nd) - 1)), a.exact && !fl);
+        return;
+      }
+      case 14: {  // softmax / log_softmax / layer_norm
+        if (!fl || nd == 0) return;
+        int64_t d = pick(0, static_cast<int>(nd) - 1);
+        switch (pick(0, 2)) {
+          case 0: push(ops::softmax(x, d), false); return;
+          case 1: push(ops::log_softmax(x, d), false); return;
+          case 2: push(ops::layer_norm(x, {x->shape[nd - 1]}, nullptr, nullptr), false); return;
+        }
+        return;
+      }
+      case 15: {  // matmul with a fresh right operand
+        if (nd == 0 || x->dtype == DType::Bool) return;
+        int64_t k = x->shape[nd - 1];
+        NodePtr b = make_input(nd == 1 ? Shape{k} : Shape{k, pick(1, 9)}, x->dtype);
+        push(ops::matmul(x, b), a.exact && !fl);
+        return;
+      }
+      case 16: {  // scatter_add of in-range indices
+        if (nd == 0 || x->numel() == 0 || x->dtype == DType::Bool) return;
+        int64_t d = pick(0, static_cast<int>(nd) - 1);
+        Shape is = x->shape;
+        is[d] = pick(1, 4);
+        BufferPtr b = make_buffer(DType::Int64, shape_numel(is));
+        for (int64_t i = 0; i < b->numel(); ++i) b->as<int64_t>()[i] = pick(0, static_cast<int>(x->shape[d]) - 1);
+        NodePtr src = make_input(is, x->dtype);
+        push(ops::scatter_add(x, d, ops::from_buffer(b, is), src), a.exact && !fl);
+        return;
+      }
+    }
+  }
+
+  std::mt19937_64 rng_;
+  std::vector<Value> values_;
+};
+
+}  // namespace
+
+Program generate(uint64_t seed, int max_ops) { return Generator(seed).run(seed, max_ops); }
+
+}  // namespace lt::fuzz
