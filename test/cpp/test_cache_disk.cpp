@@ -25,8 +25,18 @@ namespace fs = std::filesystem;
 
 namespace {
 
+/// Everything this run writes lives under one folder, removed at the end.
+fs::path root() { return fs::path(LT_BINARY_DIR) / "test-cache-disk" / std::to_string(::getpid()); }
+
+struct RemoveRoot {
+  ~RemoveRoot() {
+    std::error_code ec;
+    fs::remove_all(root(), ec);
+  }
+};
+
 std::string fresh_dir(const std::string& name) {
-  fs::path p = fs::path(LT_BINARY_DIR) / "test-cache-disk" / (name + "-" + std::to_string(::getpid()));
+  fs::path p = root() / name;
   fs::remove_all(p);
   fs::create_directories(p);
   return p.string();
@@ -91,7 +101,7 @@ std::string probe_command(const std::string& env, int variant, const std::string
 }
 
 Probe run_probe(const std::string& env, int variant = 0) {
-  std::string base = fs::path(LT_BINARY_DIR) / "test-cache-disk" / ("probe-" + std::to_string(::getpid()));
+  std::string base = root() / "probe";
   std::string out = base + ".out", err = base + ".err";
   int rc = std::system(probe_command(env, variant, out, err).c_str());
   Probe p = parse_probe(read_all(out), read_all(err));
@@ -122,6 +132,8 @@ std::string payload(uint64_t i, size_t n) {
 void pause_for_mtime() { std::this_thread::sleep_for(std::chrono::milliseconds(30)); }  // coarse fs timestamps
 
 }  // namespace
+
+BOOST_TEST_GLOBAL_FIXTURE(RemoveRoot);
 
 BOOST_AUTO_TEST_CASE(a_new_process_loads_every_kernel_from_disk) {
   std::string dir = fresh_dir("reuse");
@@ -185,7 +197,7 @@ BOOST_AUTO_TEST_CASE(processes_filling_one_directory_at_once_all_get_correct_res
   Probe reference = run_probe("LT_CACHE=0");
   BOOST_REQUIRE_EQUAL(reference["ok"], 1);
   const int n = 4;
-  std::string base = fs::path(dir).parent_path() / ("concurrent-" + std::to_string(::getpid()));
+  std::string base = root() / "concurrent";
   std::string cmd = "(";
   for (int i = 0; i < n; ++i) {
     std::string out = base + "-" + std::to_string(i);
