@@ -1,7 +1,11 @@
 // cache/cpu_backend.cpp — trace cache, kernel cache and the launch loop for "cpu".
 #include "cache/cpu_backend.h"
 
+<<<<<<< HEAD
 #include <dlfcn.h>
+=======
+#if LT_HAVE_CPU_JIT  // the cache layer is also built for CUDA alone (LT_WITH_LLVM=OFF)
+>>>>>>> main
 
 #include <chrono>
 #include <cstdio>
@@ -284,3 +288,5 @@ std::shared_ptr<const Plan> cpu_plan_for(const Trace& trace, const RunOptions& o
 void cpu_clear_caches() { backend().clear(); }
 
 }  // namespace lt
+
+#endif  // LT_HAVE_CPU_JIT

@@ -96,6 +96,9 @@ struct Kernel {
   std::vector<int32_t> scalar_slots;  ///< trace scalar index of each slot (binding; not hashed)
   std::vector<KOp> ops;
   int32_t mm_lhs = -1, mm_rhs = -1, mm_out = -1;  ///< MatMul only
+  /// Nodes of Plan::simplified this kernel computes (its root and what it
+  /// inlined), for the fusion lab's pictures; not part of the hash.
+  std::vector<int32_t> trace_nodes;
 
   int64_t outer_size() const;  ///< rows (Rows/MatMul) or elements (Elementwise)
   int64_t inner_size() const;  ///< product of the inner dims (Elementwise: last dim)

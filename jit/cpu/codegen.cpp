@@ -527,6 +527,13 @@ void Codegen::gen_rows(Value* begin, Value* end) {
         roots.push_back(static_cast<int32_t>(id));
     }
     if (roots.empty() && reduces.empty()) continue;
+    if (inner == 0) {
+      // An empty row: reductions give their identity, and nothing the loop
+      // body would have read (row-level index loads included) is touched.
+      for (int32_t id : reduces) init_acc(id);
+      for (int32_t id : reduces) row_[id] = finish_acc(id);
+      continue;
+    }
     std::vector<char> seen(k_.ops.size(), 0);
     for (int32_t id : roots) collect_row_deps(id, seen);
     for (int32_t id : reduces) collect_row_deps(k_.ops[id].inputs[0], seen);
