@@ -1,11 +1,9 @@
 // cache/cpu_backend.cpp — trace cache, kernel cache and the launch loop for "cpu".
 #include "cache/cpu_backend.h"
 
-<<<<<<< HEAD
-#include <dlfcn.h>
-=======
 #if LT_HAVE_CPU_JIT  // the cache layer is also built for CUDA alone (LT_WITH_LLVM=OFF)
->>>>>>> main
+
+#include <dlfcn.h>
 
 #include <chrono>
 #include <cstdio>
