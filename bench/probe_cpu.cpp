@@ -9,17 +9,62 @@
 #include <cstring>
 #include <string>
 
+#include <algorithm>
+#include <vector>
+
+#include "jit/cpu/jit.h"
 #include "lazy/lazytensor.h"
+#include "scheduler/plan.h"
+#include "trace/capture.h"
+
+static double tcpu() {
+  timespec t;
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+  return t.tv_sec * 1e3 + t.tv_nsec * 1e-6;
+}
+
+// Compile-only: the kernels of the bench's compile-time trace, each compiled
+// `repeat` times; prints the median thread CPU ms per kernel.
+static int compile_probe(int repeat) {
+  using namespace lt;
+  Tensor y = randn({1000, 77}, 10);
+  lt::sync(y);
+  Tensor r = layer_norm(gelu(y) * 2.0 + 1.0, {77}) + softmax(y, 0);
+  NodePtr root = r.node();
+  CapturedTrace ct = capture_trace({&root, 1});
+  Plan plan = schedule(ct.trace, fusion_policy("default"));
+  std::vector<double> all;
+  for (const Kernel& k : plan.kernels) {
+    std::vector<double> t;
+    cpu::CompileTimes ct2;
+    for (int i = 0; i < repeat; ++i) {
+      double c0 = tcpu();
+      cpu::compile_kernel_object(k, &ct2);
+      t.push_back(tcpu() - c0);
+    }
+    std::sort(t.begin(), t.end());
+    all.push_back(t[t.size() / 2]);
+    std::printf("%-32s %7.2f ms cpu (ops %zu)\n", k.name.c_str(), t[t.size() / 2], k.ops.size());
+  }
+  std::sort(all.begin(), all.end());
+  std::printf("median per kernel %.2f ms cpu, %zu kernels\n", all[all.size() / 2], all.size());
+  return 0;
+}
 
 int main(int argc, char** argv) {
   using namespace lt;
   std::string w = argc > 1 ? argv[1] : "gelu_expr";
   int repeat = argc > 2 ? std::atoi(argv[2]) : 5;
+  if (w == "compile") return compile_probe(repeat);
   const int64_t n = int64_t{16} << 20;
   Tensor x = randn({n}, 1), s = randn({4096, 4096}, 2), l = randn({8192, 1024}, 3);
   Tensor wt = randn({1024}, 4), b = randn({1024}, 5);
   lt::sync({x, s, l, wt, b});
   for (int i = 0; i < repeat; ++i) {
+    if (std::getenv("PROBE_AB")) {
+      if (i % 2) setenv("LT_NO_SPLIT", "1", 1);
+      else unsetenv("LT_NO_SPLIT");
+    }
     auto t0 = std::chrono::steady_clock::now();
     timespec c0, c1;
     clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &c0);

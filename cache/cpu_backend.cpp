@@ -38,7 +38,7 @@ int debug_level() {
 
 struct Executable {
   std::shared_ptr<const Plan> plan;
-  std::vector<cpu::KernelFn> fns;
+  std::vector<cpu::KernelEntry> fns;
 };
 
 class CpuBackend final : public Backend {
@@ -55,11 +55,11 @@ class CpuBackend final : public Backend {
   }
 
  private:
-  cpu::KernelFn kernel(const Kernel& k, double* compile_ms, int* compiled);
+  cpu::KernelEntry kernel(const Kernel& k, double* compile_ms, int* compiled);
 
   std::mutex mu_;
   absl::flat_hash_map<Hash128, std::shared_ptr<const Executable>> traces_;
-  absl::flat_hash_map<Hash128, cpu::KernelFn> kernels_;
+  absl::flat_hash_map<Hash128, cpu::KernelEntry> kernels_;
 };
 
 Hash128 trace_key(const Trace& trace, const FusionPolicy& policy) {
@@ -68,7 +68,7 @@ Hash128 trace_key(const Trace& trace, const FusionPolicy& policy) {
   return StableHasher().add(h).add_string(policy.name()).finish();
 }
 
-cpu::KernelFn CpuBackend::kernel(const Kernel& k, double* compile_ms, int* compiled) {
+cpu::KernelEntry CpuBackend::kernel(const Kernel& k, double* compile_ms, int* compiled) {
   Hash128 key = StableHasher().add(k.hash()).add_string(cpu::target_id()).finish();
   {
     std::lock_guard<std::mutex> lock(mu_);
@@ -76,14 +76,16 @@ cpu::KernelFn CpuBackend::kernel(const Kernel& k, double* compile_ms, int* compi
     if (it != kernels_.end()) return it->second;
   }
   auto t0 = Clock::now();
-  cpu::ObjectCode obj = cpu::compile_kernel_object(k);
-  cpu::KernelFn fn = cpu::load_kernel_object(obj);
+  cpu::CompileTimes times;
+  cpu::ObjectCode obj = cpu::compile_kernel_object(k, &times);
+  cpu::KernelEntry fn = cpu::load_kernel_entry(obj);
   double ms = ms_between(t0, Clock::now());
   *compile_ms += ms;
   ++*compiled;
   counters::kernels_compiled.add();
   counters::compile_ms.add(static_cast<int64_t>(ms + 0.5));
-  if (debug_level() >= 2) std::fprintf(stderr, "[lt] compiled %s in %.2f ms (%zu bytes)\n", k.name.c_str(), ms, obj.bytes.size());
+  if (debug_level() >= 2) std::fprintf(stderr, "[lt] compiled %s in %.2f ms (ir %.2f, opt %.2f, emit %.2f; %zu bytes)\n", k.name.c_str(), ms,
+                 times.codegen_ms, times.optimize_ms, times.emit_ms, obj.bytes.size());
   if (debug_level() >= 4) std::fprintf(stderr, "%s\n", cpu::kernel_llvm_ir(k).c_str());
   std::lock_guard<std::mutex> lock(mu_);
   kernels_.emplace(key, fn);
