@@ -104,7 +104,7 @@ std::string dump_failed_kernel(const Kernel& k, const std::string& error) {
 
 struct Executable {
   std::shared_ptr<const Plan> plan;
-  std::vector<cpu::KernelFn> fns;
+  std::vector<cpu::KernelEntry> fns;
 };
 
 class CpuBackend final : public Backend {
@@ -121,11 +121,11 @@ class CpuBackend final : public Backend {
   }
 
  private:
-  cpu::KernelFn kernel(const Kernel& k, double* compile_ms, int* compiled);
+  cpu::KernelEntry kernel(const Kernel& k, double* compile_ms, int* compiled);
 
   std::mutex mu_;
   absl::flat_hash_map<Hash128, std::shared_ptr<const Executable>> traces_;
-  absl::flat_hash_map<Hash128, cpu::KernelFn> kernels_;
+  absl::flat_hash_map<Hash128, cpu::KernelEntry> kernels_;
 };
 
 Hash128 trace_key(const Trace& trace, const FusionPolicy& policy) {
@@ -134,7 +134,7 @@ Hash128 trace_key(const Trace& trace, const FusionPolicy& policy) {
   return StableHasher().add(h).add_string(policy.name()).finish();
 }
 
-cpu::KernelFn CpuBackend::kernel(const Kernel& k, double* compile_ms, int* compiled) {
+cpu::KernelEntry CpuBackend::kernel(const Kernel& k, double* compile_ms, int* compiled) {
   Hash128 key = kernel_key(k);
   {
     std::lock_guard<std::mutex> lock(mu_);
@@ -145,7 +145,7 @@ cpu::KernelFn CpuBackend::kernel(const Kernel& k, double* compile_ms, int* compi
   std::string symbol = cpu::kernel_symbol(k);
   if (std::optional<std::string> bytes = disk->load(key)) {
     try {
-      cpu::KernelFn fn = cpu::load_kernel_object({symbol, std::move(*bytes)});
+      cpu::KernelEntry fn = cpu::load_kernel_entry({symbol, std::move(*bytes)});
       if (debug_level() >= 2) std::fprintf(stderr, "[lt] loaded %s from %s\n", k.name.c_str(), disk->path_for(key).c_str());
       std::lock_guard<std::mutex> lock(mu_);
       kernels_.emplace(key, fn);
@@ -155,22 +155,24 @@ cpu::KernelFn CpuBackend::kernel(const Kernel& k, double* compile_ms, int* compi
     }
   }
   auto t0 = Clock::now();
+  cpu::CompileTimes times;
   cpu::ObjectCode obj;
   try {
     maybe_inject_compile_fault(k);
-    obj = cpu::compile_kernel_object(k);
+    obj = cpu::compile_kernel_object(k, &times);
   } catch (const std::exception& e) {
     std::string dumped = dump_failed_kernel(k, e.what());
     fail(ErrorKind::Runtime, "cpu jit: failed to compile kernel ", k.name, " (", hash_hex(k.hash()), "): ", e.what(),
          dumped.empty() ? std::string() : cat("\nthe kernel was written to ", dumped));
   }
-  cpu::KernelFn fn = cpu::load_kernel_object(obj);
+  cpu::KernelEntry fn = cpu::load_kernel_entry(obj);
   double ms = ms_between(t0, Clock::now());
   *compile_ms += ms;
   ++*compiled;
   counters::kernels_compiled.add();
   counters::compile_ms.add(static_cast<int64_t>(ms + 0.5));
-  if (debug_level() >= 2) std::fprintf(stderr, "[lt] compiled %s in %.2f ms (%zu bytes)\n", k.name.c_str(), ms, obj.bytes.size());
+  if (debug_level() >= 2) std::fprintf(stderr, "[lt] compiled %s in %.2f ms (ir %.2f, opt %.2f, emit %.2f; %zu bytes)\n", k.name.c_str(), ms,
+                 times.codegen_ms, times.optimize_ms, times.emit_ms, obj.bytes.size());
   if (debug_level() >= 4) std::fprintf(stderr, "%s\n", cpu::kernel_llvm_ir(k).c_str());
   disk->store(key, obj.bytes);  // failure is counted and logged; the kernel still runs from memory
   std::lock_guard<std::mutex> lock(mu_);
