@@ -147,6 +147,7 @@ cpu::KernelEntry CpuBackend::kernel(const Kernel& k, double* compile_ms, int* co
     try {
       cpu::KernelEntry fn = cpu::load_kernel_entry({symbol, std::move(*bytes)});
       if (debug_level() >= 2) std::fprintf(stderr, "[lt] loaded %s from %s\n", k.name.c_str(), disk->path_for(key).c_str());
+      if (debug_level() >= 4) std::fprintf(stderr, "%s\n", cpu::kernel_llvm_ir(k).c_str());
       std::lock_guard<std::mutex> lock(mu_);
       kernels_.emplace(key, fn);
       return fn;
