@@ -522,7 +522,7 @@ void Codegen::gen_elementwise(Value* begin, Value* end) {
   if (r) coords_[r - 1] = l.iv;
   std::fill(elem_.begin(), elem_.end(), nullptr);
   for (size_t id = 0; id < k_.ops.size(); ++id)
-    if (k_.ops[id].code == KOpCode::Store || k_.ops[id].code == KOpCode::AccumStore) get(static_cast<int32_t>(id));
+    if (is_effect(k_.ops[id].code)) get(static_cast<int32_t>(id));
   end_loop(l);
   Value* next = b_.CreateAdd(pos, b_.CreateSub(i1, i0));
   pos->addIncoming(next, b_.GetInsertBlock());
@@ -542,7 +542,7 @@ void Codegen::gen_rows(Value* begin, Value* end) {
       const KOp& o = k_.ops[id];
       if (o.code == KOpCode::Reduce && o.phase == p) reduces.push_back(static_cast<int32_t>(id));
       if (o.elem && o.phase == p &&
-          (o.code == KOpCode::Store || o.code == KOpCode::AccumStore || o.code == KOpCode::Scan))
+          (is_effect(o.code) || o.code == KOpCode::Scan))
         roots.push_back(static_cast<int32_t>(id));
     }
     if (roots.empty() && reduces.empty()) continue;
@@ -579,7 +579,7 @@ void Codegen::gen_rows(Value* begin, Value* end) {
   }
   for (size_t id = 0; id < k_.ops.size(); ++id) {
     const KOp& o = k_.ops[id];
-    if (!o.elem && (o.code == KOpCode::Store || o.code == KOpCode::AccumStore)) get_row(static_cast<int32_t>(id));
+    if (!o.elem && is_effect(o.code)) get_row(static_cast<int32_t>(id));
   }
   end_loop(rows);
 }
@@ -675,7 +675,7 @@ void Codegen::gen_split_finish(Value* row, Value* partials, Value* nparts) {
   for (int32_t id : reduces) row_[id] = finish_acc(id);
   for (size_t id = 0; id < k_.ops.size(); ++id) {
     const KOp& o = k_.ops[id];
-    if (!o.elem && (o.code == KOpCode::Store || o.code == KOpCode::AccumStore)) get_row(static_cast<int32_t>(id));
+    if (!o.elem && is_effect(o.code)) get_row(static_cast<int32_t>(id));
   }
 }
 
