@@ -579,7 +579,9 @@ void Codegen::gen_rows(Value* begin, Value* end) {
   }
   for (size_t id = 0; id < k_.ops.size(); ++id) {
     const KOp& o = k_.ops[id];
-    if (!o.elem && is_effect(o.code)) get_row(static_cast<int32_t>(id));
+    // A row with no elements checks no index: the index buffer may be empty.
+    if (!o.elem && is_effect(o.code) && !(o.code == KOpCode::CheckIndex && k_.inner_size() == 0))
+      get_row(static_cast<int32_t>(id));
   }
   end_loop(rows);
 }
@@ -675,7 +677,9 @@ void Codegen::gen_split_finish(Value* row, Value* partials, Value* nparts) {
   for (int32_t id : reduces) row_[id] = finish_acc(id);
   for (size_t id = 0; id < k_.ops.size(); ++id) {
     const KOp& o = k_.ops[id];
-    if (!o.elem && is_effect(o.code)) get_row(static_cast<int32_t>(id));
+    // A row with no elements checks no index: the index buffer may be empty.
+    if (!o.elem && is_effect(o.code) && !(o.code == KOpCode::CheckIndex && k_.inner_size() == 0))
+      get_row(static_cast<int32_t>(id));
   }
 }
 
