@@ -67,13 +67,17 @@ Hash128 Kernel::hash() const {
     h.add(static_cast<uint64_t>(o.imm)).add(static_cast<uint64_t>(o.imm2)).add_double(o.fimm);
   }
   h.add(static_cast<uint64_t>(static_cast<int64_t>(mm_lhs))).add(static_cast<uint64_t>(static_cast<int64_t>(mm_rhs)));
-  h.add(static_cast<uint64_t>(static_cast<int64_t>(mm_out)));
+  h.add(static_cast<uint64_t>(static_cast<int64_t>(mm_acc)));
+  for (const MatMulView* v : {&mm_lhs_view, &mm_rhs_view})
+    h.add(static_cast<uint64_t>(static_cast<int64_t>(v->buffer))).add(static_cast<uint64_t>(static_cast<int64_t>(v->base)))
+        .add(static_cast<uint64_t>(v->row_stride)).add(static_cast<uint64_t>(v->col_stride));
   return h.finish();
 }
 
 int64_t Kernel::bytes_moved() const {
   int64_t n = 0;
-  for (const KernelBuffer& b : buffers) n += b.numel * static_cast<int64_t>(dtype_size(b.dtype));
+  for (const KernelBuffer& b : buffers)
+    if (b.plan_buffer >= 0) n += b.numel * static_cast<int64_t>(dtype_size(b.dtype));
   return n;
 }
 
@@ -106,7 +110,13 @@ std::string print_kernel(const Kernel& k) {
     if (k.kind == KernelKind::Rows) absl::StrAppend(&s, o.elem ? " elem p" : " row after ", o.phase);
     absl::StrAppend(&s, "\n");
   }
-  if (k.kind == KernelKind::MatMul) absl::StrAppend(&s, "  matmul lhs=%", k.mm_lhs, " rhs=%", k.mm_rhs, " out=buf", k.mm_out, "\n");
+  if (k.kind == KernelKind::MatMul) {
+    absl::StrAppend(&s, "  matmul lhs=%", k.mm_lhs, " rhs=%", k.mm_rhs, " acc=buf", k.mm_acc, "\n");
+    for (const MatMulView* v : {&k.mm_lhs_view, &k.mm_rhs_view})
+      if (v->valid())
+        absl::StrAppend(&s, "  ", v == &k.mm_lhs_view ? "lhs" : "rhs", " view buf", v->buffer, " base=%", v->base,
+                        " strides=(", v->row_stride, ", ", v->col_stride, ")\n");
+  }
   return s;
 }
 

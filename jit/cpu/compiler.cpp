@@ -12,6 +12,7 @@
 #include "ir/error.h"
 #include "jit/cpu/codegen.h"
 #include "jit/cpu/jit.h"
+#include "jit/cpu/matmul.h"
 #include "llvm/Config/llvm-config.h"
 #include "llvm/ExecutionEngine/Orc/ExecutionUtils.h"
 #include "llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h"
@@ -80,7 +81,10 @@ std::unique_ptr<llvm::Module> build_module(llvm::LLVMContext& ctx, const Kernel&
   Jit& j = jit();
   m->setDataLayout(j.tm->createDataLayout());
   m->setTargetTriple(j.tm->getTargetTriple().str());
-  generate_kernel(kernel, *m, symbol);
+  if (kernel.kind == KernelKind::MatMul)
+    generate_matmul_kernel(kernel, *m, symbol);
+  else
+    generate_kernel(kernel, *m, symbol);
   for (llvm::Function& f : *m) {
     if (f.isDeclaration()) continue;
     f.addFnAttr("target-cpu", j.tm->getTargetCPU());
@@ -175,7 +179,16 @@ std::string kernel_llvm_ir(const Kernel& kernel, bool optimized) {
   return s;
 }
 
+void* lookup_jit_symbol(const std::string& name) {
+  Jit& j = jit();
+  std::lock_guard<std::mutex> lock(j.mu);
+  auto sym = j.lljit->lookup(name);
+  if (!sym) fail(ErrorKind::Runtime, "cpu jit: symbol ", name, " not found: ", llvm_error(sym.takeError()));
+  return sym->toPtr<void*>();
+}
+
 void launch_kernel(const Kernel& kernel, KernelFn fn, void* const* buffers, const int64_t* scalars) {
+  if (kernel.kind == KernelKind::MatMul) return launch_matmul(kernel, fn, buffers, scalars);
   int64_t range = kernel.outer_size();
   if (range <= 0) return;
   ErrorSlot err;
