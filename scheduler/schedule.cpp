@@ -78,6 +78,7 @@ class Scheduler {
   Kernel matmul_kernel(int32_t root, int32_t mm, bool fold);
   void push_matmul(int32_t root, int32_t mm);
   int32_t epilogue_candidate(int32_t root);
+  int32_t matmul_chain_end(int32_t mm);
 
   const Trace& t_;
   const FusionPolicy& policy_;
@@ -669,6 +670,18 @@ void Scheduler::build_all() {
   for (int32_t o : t_.outputs) plan_.outputs.push_back(node_buffer_[o]);
 }
 
+// The last node of the matmul's single-consumer elementwise chain (the matmul itself when none).
+int32_t Scheduler::matmul_chain_end(int32_t mm) {
+  int32_t x = mm;
+  while (consumers_[x].size() == 1 && !mat_[consumers_[x][0]]) {
+    OpKind ck = op_kind(t_.nodes[consumers_[x][0]].op);
+    if (ck != OpKind::Unary && ck != OpKind::Binary && ck != OpKind::Ternary && ck != OpKind::Movement) break;
+    x = consumers_[x][0];
+  }
+  while (x != mm && op_kind(t_.nodes[x].op) == OpKind::Movement) x = t_.nodes[x].inputs[0];
+  return x;
+}
+
 Plan Scheduler::run() {
   // Costs for the sharing decision: arithmetic per element of the inlined expression.
   std::vector<int64_t> cost(t_.nodes.size(), 0);
@@ -715,7 +728,10 @@ Plan Scheduler::run() {
       build_all();
     } catch (const NeedMaterialize& e) {
       if (mat_[e.node]) fail(ErrorKind::Runtime, "scheduler: cannot place node %", e.node, " ", op_name(t_.nodes[e.node].op));
-      mat_[e.node] = 1;
+      // A product needed outside its epilogue: store the end of its elementwise
+      // chain instead when that is a different node (it keeps the epilogue).
+      int32_t x = op_kind(t_.nodes[e.node].op) == OpKind::MatMul ? matmul_chain_end(e.node) : e.node;
+      mat_[mat_[x] ? e.node : x] = 1;
       continue;
     }
     absl::flat_hash_map<int32_t, int> uses;
@@ -727,14 +743,7 @@ Plan Scheduler::run() {
       // A product used by several kernels: store the end of its single-consumer
       // chain (e.g. h = x @ w + b used by relu and by backward), whose kernel
       // then runs the chain as the matmul's epilogue.
-      int32_t x = n;
-      while (consumers_[x].size() == 1 && !mat_[consumers_[x][0]]) {
-        OpKind ck = op_kind(t_.nodes[consumers_[x][0]].op);
-        if (ck != OpKind::Unary && ck != OpKind::Binary && ck != OpKind::Ternary && ck != OpKind::Movement) break;
-        x = consumers_[x][0];
-      }
-      while (x != n && op_kind(t_.nodes[x].op) == OpKind::Movement) x = t_.nodes[x].inputs[0];
-      mat_[x] = 1;
+      mat_[matmul_chain_end(n)] = 1;
       changed = true;
     }
     for (auto [n, count] : uses) {

@@ -327,6 +327,19 @@ struct Table {
   Dims d;
 };
 
+UkrFn ukr_for(DType dt, const Blocking& bl) {
+  static std::mutex mu;
+  static auto* fns = new absl::flat_hash_map<std::string, UkrFn>();
+  std::string name = cat("lt_mm_ukr_", detail::to_alpha(dtype_name(dt)), "_", bl.mr, "x", bl.nv);
+  std::lock_guard<std::mutex> lock(mu);
+  auto it = fns->find(name);
+  if (it != fns->end()) return it->second;
+  auto fn = reinterpret_cast<UkrFn>(
+      compile_runtime_function(name, [&](llvm::Module& m) { generate_ukr(m, name, dt, bl); }));
+  fns->emplace(name, fn);
+  return fn;
+}
+
 std::mutex table_mu;
 absl::flat_hash_map<KernelFn, std::shared_ptr<const Table>>& tables() {
   static auto* t = new absl::flat_hash_map<KernelFn, std::shared_ptr<const Table>>();
@@ -342,11 +355,11 @@ std::shared_ptr<const Table> table_for(const Kernel& k, KernelFn fn) {
   t->pack_a = reinterpret_cast<KernelFn>(lookup_jit_symbol(sym + ".pack_a"));
   t->pack_b = reinterpret_cast<KernelFn>(lookup_jit_symbol(sym + ".pack_b"));
   t->epi = reinterpret_cast<KernelFn>(lookup_jit_symbol(sym + ".epi"));
-  t->ukr = reinterpret_cast<UkrFn>(lookup_jit_symbol(sym + ".ukr"));
   int64_t cfg = reinterpret_cast<CfgFn>(lookup_jit_symbol(sym + ".cfg"))();
   t->bl.mr = static_cast<int>(cfg & 0xff);
   t->bl.nv = static_cast<int>((cfg >> 8) & 0xff);
   t->bl.kc = cfg >> 16;
+  t->ukr = ukr_for(k.buffers[k.mm_acc].dtype, t->bl);
   t->d = dims_of(k, t->bl);
   tables().emplace(fn, t);
   return t;
@@ -431,7 +444,6 @@ void generate_matmul_kernel(const Kernel& k, llvm::Module& m, const std::string&
   generate_kernel(pack_kernel(k, true, bl, d), m, symbol + ".pack_a");
   generate_kernel(pack_kernel(k, false, bl, d), m, symbol + ".pack_b");
   generate_kernel(epilogue_kernel(k), m, symbol + ".epi");
-  generate_ukr(m, symbol + ".ukr", dt, bl);
   llvm::LLVMContext& ctx = m.getContext();
   llvm::IRBuilder<> b(ctx);
   auto* cfg = llvm::Function::Create(llvm::FunctionType::get(b.getInt64Ty(), false), llvm::Function::ExternalLinkage,
