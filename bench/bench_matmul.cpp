@@ -7,7 +7,7 @@
 // same machine state; the table shows medians over rounds and the median of
 // the per-round ratios.
 //
-//   bench_matmul [--rounds N] [--peers "python3 bench/matmul_peers.py"] [--no-peers]
+//   bench_matmul [--rounds N] [--peers "python3 bench/matmul_peers.py"] [--no-peers] [--only NAME]
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -62,10 +62,12 @@ int main(int argc, char** argv) {
   int rounds = 3;
   std::string peers = "python3 bench/matmul_peers.py";
   bool use_peers = true;
+  std::string only;  // run only workloads whose name contains this
   for (int i = 1; i < argc; ++i) {
     if (!std::strcmp(argv[i], "--rounds") && i + 1 < argc) rounds = std::atoi(argv[++i]);
     else if (!std::strcmp(argv[i], "--peers") && i + 1 < argc) peers = argv[++i];
     else if (!std::strcmp(argv[i], "--no-peers")) use_peers = false;
+    else if (!std::strcmp(argv[i], "--only") && i + 1 < argc) only = argv[++i];
   }
   struct Work {
     std::string name;
@@ -89,6 +91,9 @@ int main(int argc, char** argv) {
     work.push_back({"linear_bias_relu_1024", 2.0 * n * n * n,
                     [x, w, bias] { lt::sync(lt::linear(x, w, bias).relu()); }, 11});
   }
+  if (!only.empty())
+    work.erase(std::remove_if(work.begin(), work.end(), [&](const Work& w) { return w.name.find(only) == std::string::npos; }),
+               work.end());
   std::map<std::string, std::vector<double>> ours, theirs, ratio;
   std::string info;
   for (int r = 0; r < rounds; ++r) {

@@ -5,6 +5,8 @@
 #include <sys/mman.h>
 
 #include <algorithm>
+#include <chrono>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <memory>
@@ -16,6 +18,7 @@
 #include "jit/cpu/codegen.h"
 #include "llvm/IR/IRBuilder.h"
 #include "llvm/IR/Intrinsics.h"
+#include "llvm/Support/raw_ostream.h"
 #include "oneapi/tbb/blocked_range.h"
 #include "oneapi/tbb/parallel_for.h"
 #include "oneapi/tbb/task_arena.h"
@@ -26,9 +29,11 @@ namespace {
 // ---- blocking -----------------------------------------------------------------
 
 struct Blocking {
-  int mr = 14;      ///< rows of the micro-tile (broadcast A elements)
-  int nv = 2;       ///< vectors per micro-tile row; NR = nv * (64 / element size)
-  int64_t kc = 256; ///< k block: one B micro-panel (kc x NR) stays in L1
+  int mr = 6;         ///< rows of the micro-tile (broadcast A elements)
+  int nv = 2;         ///< vectors per micro-tile row
+  int vbytes = 32;    ///< vector width in bytes: 64 with AVX-512, 32 with AVX2
+  int64_t kc = 256;   ///< k block: one B micro-panel (kc x NR) stays in L1
+  int64_t nr(DType dt) const { return nv * (vbytes / static_cast<int64_t>(dtype_size(dt))); }
 };
 
 int64_t env_int(const char* name, int64_t dflt) {
@@ -36,9 +41,16 @@ int64_t env_int(const char* name, int64_t dflt) {
   return e && *e ? std::atoll(e) : dflt;
 }
 
+// Register tile by ISA: AVX-512 has 32 vector registers (14 x 2 zmm accumulators
+// + 2 B vectors + a broadcast), AVX2 16 (6 x 2 ymm + 2 + 1: the classic
+// Haswell shape). Larger tiles spill, smaller ones leave the FMA ports waiting
+// on loads.
 Blocking blocking_for(DType dt) {
   Blocking b;
   int es = static_cast<int>(dtype_size(dt));
+  bool avx512 = target_id().find("+avx512f") != std::string::npos;
+  b.vbytes = avx512 ? 64 : 32;
+  b.mr = avx512 ? 14 : 6;
   b.kc = es == 8 ? 192 : 256;
   b.mr = static_cast<int>(env_int("LT_MM_MR", b.mr));
   b.nv = static_cast<int>(env_int("LT_MM_NV", b.nv));
@@ -156,27 +168,29 @@ Dims dims_of(const Kernel& k, const Blocking& bl) {
   d.B = k.domain[0], d.M = k.domain[1], d.N = k.domain[2], d.K = k.domain[3];
   d.batch_a = reads_coord0(k, k.mm_lhs) ? d.B : 1;
   d.batch_b = reads_coord0(k, k.mm_rhs) ? d.B : 1;
-  int64_t nr = bl.nv * (64 / static_cast<int64_t>(dtype_size(k.buffers[k.mm_acc].dtype)));
+  int64_t nr = bl.nr(k.buffers[k.mm_acc].dtype);
   d.P = (d.M + bl.mr - 1) / bl.mr;
   d.Q = (d.N + nr - 1) / nr;
   return d;
 }
 
 // Packs one operand: lhs into [batch_a][P][K][MR] (rows m) or rhs into
-// [batch_b][Q][K][NR] (cols n). Loop order: the operand's contiguous axis innermost.
+// [batch_b][Q][K][NR] (cols n). The loop runs over the operand's own elements
+// (no padding: the pad rows/cols of the last panel only ever reach pad rows/cols
+// of the tile, which the epilogue never reads), with the operand's contiguous
+// axis innermost so the loads stream.
 Kernel pack_kernel(const Kernel& k, bool lhs, const Blocking& bl, const Dims& d) {
   DType dt = k.buffers[k.mm_acc].dtype;
-  int64_t R = lhs ? bl.mr : bl.nv * (64 / static_cast<int64_t>(dtype_size(dt)));
+  int64_t R = lhs ? bl.mr : bl.nr(dt);
   int64_t panels = lhs ? d.P : d.Q, extent = lhs ? d.M : d.N, batch = lhs ? d.batch_a : d.batch_b;
   const MatMulView& v = lhs ? k.mm_lhs_view : k.mm_rhs_view;
   // Strides of the operand along its "panel" axis (m or n) and along k.
   int64_t s_panel = lhs ? v.row_stride : v.col_stride, s_k = lhs ? v.col_stride : v.row_stride;
-  bool k_inner = v.valid() && (s_k == 1 || s_k == -1) && s_panel != 1 && s_panel != -1;
+  bool k_inner = v.valid() ? (s_k == 1 || s_k == -1) && s_panel != 1 && s_panel != -1 : lhs;
   SubKernel s(k);
-  int32_t cb = s.coord(0), cp = s.coord(1);
-  int32_t ck = s.coord(k_inner ? 3 : 2), cr = s.coord(k_inner ? 2 : 3);
-  s.kernel().domain = k_inner ? Shape{batch, panels, R, d.K} : Shape{batch, panels, d.K, R};
-  int32_t idx = s.bin(Op::Minimum, s.bin(Op::Add, s.bin(Op::Mul, cp, s.iconst(R)), cr), s.iconst(extent - 1));
+  int32_t cb = s.coord(0);
+  int32_t idx = s.coord(k_inner ? 1 : 2), ck = s.coord(k_inner ? 2 : 1);
+  s.kernel().domain = k_inner ? Shape{batch, extent, d.K} : Shape{batch, d.K, extent};
   int32_t coords[4];
   coords[0] = cb;
   coords[3] = ck;
@@ -192,8 +206,25 @@ Kernel pack_kernel(const Kernel& k, bool lhs, const Blocking& bl, const Dims& d)
     value = s.copy(lhs ? k.mm_lhs : k.mm_rhs, coords);
   }
   int32_t dst = s.add_buffer(dt, batch * panels * d.K * R);
-  int32_t lin = s.bin(Op::Mul, s.bin(Op::Add, s.bin(Op::Mul, cb, s.iconst(panels)), cp), s.iconst(d.K));
-  lin = s.bin(Op::Add, s.bin(Op::Mul, s.bin(Op::Add, lin, ck), s.iconst(R)), cr);
+  auto divc = [&](int32_t a, int64_t c) {
+    KOp o;
+    o.code = KOpCode::IndexDiv;
+    o.num_inputs = 1;
+    o.inputs[0] = a;
+    o.imm = c;
+    return s.push(o);
+  };
+  auto modc = [&](int32_t a, int64_t c) {
+    KOp o;
+    o.code = KOpCode::IndexMod;
+    o.num_inputs = 1;
+    o.inputs[0] = a;
+    o.imm = c;
+    return s.push(o);
+  };
+  int32_t p = divc(idx, R), r = modc(idx, R);
+  int32_t lin = s.bin(Op::Mul, s.bin(Op::Add, s.bin(Op::Mul, cb, s.iconst(panels)), p), s.iconst(d.K));
+  lin = s.bin(Op::Add, s.bin(Op::Mul, s.bin(Op::Add, lin, ck), s.iconst(R)), r);
   s.store(dst, lin, value);
   return std::move(s.kernel());
 }
@@ -224,7 +255,7 @@ void generate_ukr(llvm::Module& m, const std::string& name, DType dt, const Bloc
                                          : b.getInt64Ty();
   bool fp = is_floating(dt);
   int es = static_cast<int>(dtype_size(dt));
-  int vl = 64 / es, MR = bl.mr, NV = bl.nv, NR = NV * vl;
+  int vl = bl.vbytes / es, MR = bl.mr, NV = bl.nv, NR = NV * vl;
   auto* vt = llvm::FixedVectorType::get(t, vl);
   llvm::Type* i64 = b.getInt64Ty();
   llvm::Type* ptr = b.getPtrTy();
@@ -251,7 +282,7 @@ void generate_ukr(llvm::Module& m, const std::string& name, DType dt, const Bloc
   b.SetInsertPoint(load_c);
   std::vector<llvm::Value*> loaded(nacc);
   for (int i = 0; i < MR; ++i)
-    for (int v = 0; v < NV; ++v) loaded[i * NV + v] = b.CreateAlignedLoad(vt, c_ptr(i, v), llvm::Align(64));
+    for (int v = 0; v < NV; ++v) loaded[i * NV + v] = b.CreateAlignedLoad(vt, c_ptr(i, v), llvm::Align(bl.vbytes));
   b.CreateBr(init);
   // Merge: accumulators start from C or zero.
   b.SetInsertPoint(init);
@@ -266,7 +297,7 @@ void generate_ukr(llvm::Module& m, const std::string& name, DType dt, const Bloc
   auto step = [&](llvm::Value* k, std::vector<llvm::Value*>& acc) {
     std::vector<llvm::Value*> bv(NV);
     llvm::Value* brow = b.CreateGEP(t, Bp, b.CreateMul(k, b.getInt64(NR)));
-    for (int v = 0; v < NV; ++v) bv[v] = b.CreateAlignedLoad(vt, b.CreateConstGEP1_64(t, brow, v * vl), llvm::Align(64));
+    for (int v = 0; v < NV; ++v) bv[v] = b.CreateAlignedLoad(vt, b.CreateConstGEP1_64(t, brow, v * vl), llvm::Align(bl.vbytes));
     llvm::Value* arow = b.CreateGEP(t, A, b.CreateMul(k, b.getInt64(MR)));
     for (int i = 0; i < MR; ++i) {
       llvm::Value* a = b.CreateLoad(t, b.CreateConstGEP1_64(t, arow, i));
@@ -278,7 +309,8 @@ void generate_ukr(llvm::Module& m, const std::string& name, DType dt, const Bloc
       }
     }
   };
-  // Unrolled by 4, then one at a time.
+  // Unrolled by U, then one at a time.
+  const int U = static_cast<int>(std::max<int64_t>(1, env_int("LT_MM_UNROLL", 1)));
   b.SetInsertPoint(head4);
   llvm::PHINode* k4 = b.CreatePHI(i64, 2, "k");
   k4->addIncoming(b.getInt64(0), init);
@@ -287,11 +319,11 @@ void generate_ukr(llvm::Module& m, const std::string& name, DType dt, const Bloc
     acc4[a] = b.CreatePHI(vt, 2);
     acc4[a]->addIncoming(start[a], init);
   }
-  b.CreateCondBr(b.CreateICmpSLE(b.CreateAdd(k4, b.getInt64(4)), kc), body4, head1);
+  b.CreateCondBr(b.CreateICmpSLE(b.CreateAdd(k4, b.getInt64(U)), kc), body4, head1);
   b.SetInsertPoint(body4);
   std::vector<llvm::Value*> cur(acc4.begin(), acc4.end());
-  for (int u = 0; u < 4; ++u) step(b.CreateAdd(k4, b.getInt64(u)), cur);
-  k4->addIncoming(b.CreateAdd(k4, b.getInt64(4)), body4);
+  for (int u = 0; u < U; ++u) step(b.CreateAdd(k4, b.getInt64(u)), cur);
+  k4->addIncoming(b.CreateAdd(k4, b.getInt64(U)), body4);
   for (int a = 0; a < nacc; ++a) acc4[a]->addIncoming(cur[a], body4);
   b.CreateBr(head4);
   b.SetInsertPoint(head1);
@@ -311,7 +343,7 @@ void generate_ukr(llvm::Module& m, const std::string& name, DType dt, const Bloc
   b.CreateBr(head1);
   b.SetInsertPoint(done);
   for (int i = 0; i < MR; ++i)
-    for (int v = 0; v < NV; ++v) b.CreateAlignedStore(acc1[i * NV + v], c_ptr(i, v), llvm::Align(64));
+    for (int v = 0; v < NV; ++v) b.CreateAlignedStore(acc1[i * NV + v], c_ptr(i, v), llvm::Align(bl.vbytes));
   b.CreateRetVoid();
 }
 
@@ -330,12 +362,19 @@ struct Table {
 UkrFn ukr_for(DType dt, const Blocking& bl) {
   static std::mutex mu;
   static auto* fns = new absl::flat_hash_map<std::string, UkrFn>();
-  std::string name = cat("lt_mm_ukr_", detail::to_alpha(dtype_name(dt)), "_", bl.mr, "x", bl.nv);
+  std::string name = cat("lt_mm_ukr_", detail::to_alpha(dtype_name(dt)), "_", bl.mr, "x", bl.nv, "x", bl.vbytes);
   std::lock_guard<std::mutex> lock(mu);
   auto it = fns->find(name);
   if (it != fns->end()) return it->second;
   auto fn = reinterpret_cast<UkrFn>(
-      compile_runtime_function(name, [&](llvm::Module& m) { generate_ukr(m, name, dt, bl); }));
+      compile_runtime_function(name, [&](llvm::Module& m) {
+        generate_ukr(m, name, dt, bl);
+        if (const char* dump = std::getenv("LT_MM_DUMP")) {
+          std::error_code ec;
+          llvm::raw_fd_ostream os(cat(dump, "/", name, ".ll"), ec);
+          m.print(os, nullptr);
+        }
+      }));
   fns->emplace(name, fn);
   return fn;
 }
@@ -358,7 +397,8 @@ std::shared_ptr<const Table> table_for(const Kernel& k, KernelFn fn) {
   int64_t cfg = reinterpret_cast<CfgFn>(lookup_jit_symbol(sym + ".cfg"))();
   t->bl.mr = static_cast<int>(cfg & 0xff);
   t->bl.nv = static_cast<int>((cfg >> 8) & 0xff);
-  t->bl.kc = cfg >> 16;
+  t->bl.vbytes = static_cast<int>((cfg >> 16) & 0xff);
+  t->bl.kc = cfg >> 24;
   t->ukr = ukr_for(k.buffers[k.mm_acc].dtype, t->bl);
   t->d = dims_of(k, t->bl);
   tables().emplace(fn, t);
@@ -423,6 +463,49 @@ char* thread_tile(size_t bytes) {
   return buf.get();
 }
 
+// Packs a plain strided operand with a constant base directly (the common
+// case: row-major, transposed or sliced 2-D operands, batch-invariant weights):
+// dst panel p holds src[base + (p*R + r)*s_panel + k*s_k] at (p*K + k)*R + r.
+template <typename E>
+void pack_strided(const E* src, E* dst, int64_t base, int64_t extent, int64_t K, int64_t R, int64_t s_panel,
+                  int64_t s_k) {
+  int64_t panels = (extent + R - 1) / R;
+  auto one = [&](int64_t p) {
+    int64_t rows = std::min(R, extent - p * R);
+    E* d = dst + p * K * R;
+    const E* s0 = src + base + p * R * s_panel;
+    if (s_panel == 1) {
+      for (int64_t k = 0; k < K; ++k) std::memcpy(d + k * R, s0 + k * s_k, static_cast<size_t>(rows) * sizeof(E));
+    } else {
+      for (int64_t r = 0; r < rows; ++r) {
+        const E* s = s0 + r * s_panel;
+        for (int64_t k = 0; k < K; ++k) d[k * R + r] = s[k * s_k];
+      }
+    }
+  };
+  if (panels * K * R < (1 << 15)) {
+    for (int64_t p = 0; p < panels; ++p) one(p);
+  } else {
+    tbb::parallel_for(tbb::blocked_range<int64_t>(0, panels, 1), [&](const tbb::blocked_range<int64_t>& r) {
+      for (int64_t p = r.begin(); p < r.end(); ++p) one(p);
+    });
+  }
+}
+
+// Packs with pack_strided when the operand is a strided view with a constant base; false otherwise.
+bool pack_direct(const Kernel& k, bool lhs, void* const* buffers, char* dst, int64_t es, int64_t R, const Dims& d) {
+  const MatMulView& v = lhs ? k.mm_lhs_view : k.mm_rhs_view;
+  if (!v.valid() || k.ops[v.base].code != KOpCode::Const || (lhs ? d.batch_a : d.batch_b) != 1) return false;
+  int64_t base = k.ops[v.base].imm, extent = lhs ? d.M : d.N;
+  int64_t s_panel = lhs ? v.row_stride : v.col_stride, s_k = lhs ? v.col_stride : v.row_stride;
+  const void* src = buffers[v.buffer];
+  if (es == 4)
+    pack_strided(static_cast<const uint32_t*>(src), reinterpret_cast<uint32_t*>(dst), base, extent, d.K, R, s_panel, s_k);
+  else
+    pack_strided(static_cast<const uint64_t*>(src), reinterpret_cast<uint64_t*>(dst), base, extent, d.K, R, s_panel, s_k);
+  return true;
+}
+
 // Runs an elementwise kernel over [0, n) on TBB threads.
 void run_elementwise(KernelFn fn, const KernelArgs* args, int64_t n) {
   if (n <= 0) return;
@@ -450,7 +533,7 @@ void generate_matmul_kernel(const Kernel& k, llvm::Module& m, const std::string&
                                      symbol + ".cfg", m);
   b.SetInsertPoint(llvm::BasicBlock::Create(ctx, "entry", cfg));
   b.CreateRet(b.getInt64(static_cast<uint64_t>(bl.mr) | (static_cast<uint64_t>(bl.nv) << 8) |
-                         (static_cast<uint64_t>(bl.kc) << 16)));
+                         (static_cast<uint64_t>(bl.vbytes) << 16) | (static_cast<uint64_t>(bl.kc) << 24)));
   llvm::Type* ptr = b.getPtrTy();
   llvm::Type* i64 = b.getInt64Ty();
   auto* entry = llvm::Function::Create(llvm::FunctionType::get(b.getInt32Ty(), {ptr, i64, i64}, false),
@@ -466,26 +549,39 @@ void launch_matmul(const Kernel& k, KernelFn fn, void* const* buffers, const int
   if (d.B == 0 || d.M == 0 || d.N == 0) return;
   DType dt = k.buffers[k.mm_acc].dtype;
   const int64_t es = static_cast<int64_t>(dtype_size(dt));
-  const int64_t MR = t.bl.mr, NR = t.bl.nv * (64 / es), KC = std::max<int64_t>(t.bl.kc, 1);
+  const int64_t MR = t.bl.mr, NR = t.bl.nr(dt), KC = std::max<int64_t>(t.bl.kc, 1);
   const size_t nb = k.buffers.size();
   const int64_t a_elems = d.batch_a * d.P * d.K * MR, b_elems = d.batch_b * d.Q * d.K * NR;
   ScratchLease lease(static_cast<size_t>((a_elems + b_elems) * es + 128));
   char* Ap = lease.p;
   char* Bp = lease.p + ((a_elems * es + 63) & ~int64_t{63});
+  static const bool profile = env_int("LT_MM_PROFILE", 0) != 0;
+  auto now = [] { return std::chrono::steady_clock::now(); };
+  auto t_start = now();
   ErrorSlot err;
   std::vector<void*> bufs(buffers, buffers + nb);
   bufs.push_back(Ap);
   KernelArgs pa{bufs.data(), scalars, &err};
-  run_elementwise(t.pack_a, &pa, a_elems);
+  if (!pack_direct(k, true, buffers, Ap, es, MR, d)) run_elementwise(t.pack_a, &pa, d.batch_a * d.M * d.K);
+  auto t_pa = now();
   std::vector<void*> bufs_b(buffers, buffers + nb);
   bufs_b.push_back(Bp);
   KernelArgs pb{bufs_b.data(), scalars, &err};
-  run_elementwise(t.pack_b, &pb, b_elems);
+  if (!pack_direct(k, false, buffers, Bp, es, NR, d)) run_elementwise(t.pack_b, &pb, d.batch_b * d.N * d.K);
+  auto t_packed = now();
+  if (env_int("LT_MM_UKRBENCH", 0) && d.K >= 256 && d.P > 0 && d.Q > 0) {
+    char* tile = thread_tile(static_cast<size_t>(MR * NR * es));
+    auto u0 = now();
+    for (int i = 0; i < 2000; ++i) t.ukr(256, Ap, Bp, tile, NR, 0);
+    double ms = std::chrono::duration<double, std::milli>(now() - u0).count();
+    std::fprintf(stderr, "[lt] ukr %ldx%ld kc=256: %.1f GFLOP/s on one thread\n", (long)MR, (long)NR,
+                 2000.0 * 2 * MR * NR * 256 / (ms * 1e6));
+  }
 
   // Output tiles MC x NC: enough of them to keep every thread busy.
   int threads = tbb::this_task_arena::max_concurrency();
-  int64_t mc = MR * std::max<int64_t>(1, env_int("LT_MM_MCP", 8));
-  int64_t nc = NR * std::max<int64_t>(1, env_int("LT_MM_NCP", 8));
+  int64_t mc = MR * std::max<int64_t>(1, env_int("LT_MM_MCP", MR >= 12 ? 8 : 24));
+  int64_t nc = NR * std::max<int64_t>(1, env_int("LT_MM_NCP", NR >= 32 ? 8 : 16));
   auto tiles = [&] { return d.B * ((d.M + mc - 1) / mc) * ((d.N + nc - 1) / nc); };
   while (tiles() < 4 * threads && nc > NR) nc -= NR;
   while (tiles() < 4 * threads && mc > MR) mc -= MR;
@@ -525,6 +621,11 @@ void launch_matmul(const Kernel& k, KernelFn fn, void* const* buffers, const int
     tbb::parallel_for(tbb::blocked_range<int64_t>(0, total, 1),
                       [&](const tbb::blocked_range<int64_t>& r) { run_tiles(r.begin(), r.end()); });
   }
+  if (profile)
+    std::fprintf(stderr, "[lt] matmul %ldx%ldx%ldx%ld pack A %.3f ms pack %.3f ms tiles %.3f ms (%ld tiles of %ldx%ld)\n", (long)d.B,
+                 (long)d.M, (long)d.N, (long)d.K, std::chrono::duration<double, std::milli>(t_pa - t_start).count(),
+                 std::chrono::duration<double, std::milli>(t_packed - t_start).count(),
+                 std::chrono::duration<double, std::milli>(now() - t_packed).count(), (long)total, (long)mc, (long)nc);
   if (err.code != 0) {
     Op op = static_cast<Op>(err.code - 1);
     fail(ErrorKind::Index, op_name(op), ": index ", err.value, " is out of bounds for dimension ", err.axis,
