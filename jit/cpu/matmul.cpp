@@ -310,7 +310,9 @@ void generate_ukr(llvm::Module& m, const std::string& name, DType dt, const Bloc
     }
   };
   // Unrolled by U, then one at a time.
-  const int U = static_cast<int>(std::max<int64_t>(1, env_int("LT_MM_UNROLL", 1)));
+  // AVX2 6x16: 2x unrolled has no spills and runs ~1.5x faster; the AVX-512
+  // 14x32 tile spills when unrolled, so it stays at 1.
+  const int U = static_cast<int>(std::max<int64_t>(1, env_int("LT_MM_UNROLL", bl.vbytes == 32 ? 2 : 1)));
   b.SetInsertPoint(head4);
   llvm::PHINode* k4 = b.CreatePHI(i64, 2, "k");
   k4->addIncoming(b.getInt64(0), init);
@@ -362,7 +364,8 @@ struct Table {
 UkrFn ukr_for(DType dt, const Blocking& bl) {
   static std::mutex mu;
   static auto* fns = new absl::flat_hash_map<std::string, UkrFn>();
-  std::string name = cat("lt_mm_ukr_", detail::to_alpha(dtype_name(dt)), "_", bl.mr, "x", bl.nv, "x", bl.vbytes);
+  std::string name = cat("lt_mm_ukr_", detail::to_alpha(dtype_name(dt)), "_", bl.mr, "x", bl.nv, "x", bl.vbytes, "_u",
+                         env_int("LT_MM_UNROLL", 0));
   std::lock_guard<std::mutex> lock(mu);
   auto it = fns->find(name);
   if (it != fns->end()) return it->second;
