@@ -1,6 +1,8 @@
 // cache/cpu_backend.cpp — trace cache, kernel cache and the launch loop for "cpu".
 #include "cache/cpu_backend.h"
 
+#if LT_HAVE_CPU_JIT  // the cache layer is also built for CUDA alone (LT_WITH_LLVM=OFF)
+
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -198,3 +200,5 @@ std::shared_ptr<const Plan> cpu_plan_for(const Trace& trace, const RunOptions& o
 void cpu_clear_caches() { backend().clear(); }
 
 }  // namespace lt
+
+#endif  // LT_HAVE_CPU_JIT

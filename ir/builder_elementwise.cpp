@@ -330,9 +330,12 @@ NodePtr where(const NodePtr& cond, const NodePtr& a, const NodePtr& b) {
 NodePtr clamp(const NodePtr& x, const NodePtr& min, const NodePtr& max) {
   if (!min && !max) fail(ErrorKind::Runtime, "clamp: at least one of 'min' or 'max' must not be None");
   if (x->dtype == DType::Bool) fail(ErrorKind::Runtime, "clamp: not supported for bool tensors");
+  // where, not maximum/minimum: at a bound the whole gradient flows to x (as
+  // in PyTorch; maximum would split a tie in half). NaN in x stays NaN, and
+  // min > max gives max, like min(max(x, min), max).
   NodePtr y = x;
-  if (min) y = maximum(y, min);
-  if (max) y = minimum(y, max);
+  if (min) y = where(lt(y, min), min, y);
+  if (max) y = where(gt(y, max), max, y);
   return y;
 }
 

@@ -8,7 +8,6 @@
 #include "lazy/runtime.h"
 
 #include <cstdlib>
-#include <fstream>
 #include <mutex>
 
 #include "absl/container/flat_hash_set.h"
@@ -16,7 +15,10 @@
 #include "lazy/tensor.h"
 #include "lazy/tensor_impl.h"
 #include "trace/capture.h"
-#include "trace/text.h"
+#include "trace/dump.h"
+#if LT_HAVE_CUDA
+#include "cache/cuda_backend.h"
+#endif
 #if LT_HAVE_CPU_JIT
 #include "cache/cpu_backend.h"
 #endif
@@ -56,13 +58,18 @@ std::string g_backend_name;
 
 Backend& resolve_backend(const std::string& name) {
   if (name == "reference") return reference_backend();
+#if LT_HAVE_CUDA
+  if (name == "cuda") return cuda_backend();
+#else
+  if (name == "cuda") fail(ErrorKind::Runtime, "LT_BACKEND=cuda: this build has no CUDA backend (the CUDA toolkit was not found)");
+#endif
 #if LT_HAVE_CPU_JIT
   if (name == "cpu" || name.empty()) return cpu_backend();
 #else
   if (name.empty()) return reference_backend();
   if (name == "cpu") fail(ErrorKind::Runtime, "LT_BACKEND=cpu: this build has no CPU JIT (LLVM 19 was not found)");
 #endif
-  fail(ErrorKind::Value, "LT_BACKEND: unknown backend '", name, "' (expected cpu or reference)");
+  fail(ErrorKind::Value, "LT_BACKEND: unknown backend '", name, "' (expected cpu, cuda or reference)");
 }
 
 void dump_trace(const Trace& trace) {
@@ -72,8 +79,11 @@ void dump_trace(const Trace& trace) {
   static absl::flat_hash_set<Hash128> written;
   std::lock_guard<std::mutex> lock(mu);
   if (!written.insert(trace.hash).second) return;
-  std::ofstream out(cat(dir, "/", trace.hash.hex(), ".trace"));
-  out << print_trace(trace);
+  static const bool with_inputs = [] {
+    const char* v = std::getenv("LT_DUMP_INPUTS");
+    return v && *v && std::string(v) != "0";
+  }();
+  write_trace_dump(trace, cat(dir, "/", trace.hash.hex()), with_inputs);
 }
 
 }  // namespace

@@ -117,6 +117,9 @@ struct Kernel {
   int32_t mm_lhs = -1, mm_rhs = -1;  ///< MatMul only: operand element DAGs
   int32_t mm_acc = -1;               ///< MatMul only: the virtual product buffer read by the epilogue
   MatMulView mm_lhs_view, mm_rhs_view;  ///< MatMul only: strided operand layout when known
+  /// Nodes of Plan::simplified this kernel computes (its root and what it
+  /// inlined), for the fusion lab's pictures; not part of the hash.
+  std::vector<int32_t> trace_nodes;
 
   int64_t outer_size() const;  ///< rows (Rows/MatMul) or elements (Elementwise)
   int64_t inner_size() const;  ///< product of the inner dims (Elementwise: last dim)

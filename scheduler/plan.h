@@ -30,6 +30,9 @@ struct Plan {
   std::vector<int64_t> temp_slot_bytes; ///< temporaries share these slots when lifetimes do not overlap
   std::string policy;
   int32_t nodes_after_simplify = 0;
+  /// The trace the kernels were built from (after simplify_trace; no params
+  /// bound). Kernel::trace_nodes index it.
+  Trace simplified;
 
   std::string print() const;
 };

@@ -19,6 +19,7 @@
 //   (sum -> reshape -> root) adopts the reduction's domain and stores per row.
 // - After planning, a node inlined into several kernels is materialised when
 //   the policy says recomputing it costs more than storing it.
+#include <algorithm>
 #include <functional>
 #include <numeric>
 
@@ -753,6 +754,13 @@ Plan Scheduler::run() {
     if (!changed) break;
   }
   assign_temp_slots();
+  if (inlined_per_kernel_.size() == plan_.kernels.size()) {
+    for (size_t k = 0; k < plan_.kernels.size(); ++k) {
+      std::vector<int32_t>& nodes = plan_.kernels[k].trace_nodes;
+      nodes.assign(inlined_per_kernel_[k].begin(), inlined_per_kernel_[k].end());
+      std::sort(nodes.begin(), nodes.end());
+    }
+  }
   plan_.policy = std::string(policy_.name());
   plan_.nodes_after_simplify = static_cast<int32_t>(t_.nodes.size());
   return std::move(plan_);
@@ -795,8 +803,10 @@ void Scheduler::assign_temp_slots() {
 
 Plan schedule(const Trace& trace, const FusionPolicy& policy) {
   Trace t = simplify_trace(trace);
-  Scheduler s(t, policy);
-  return s.run();
+  Plan plan = Scheduler(t, policy).run();
+  plan.simplified = std::move(t);
+  plan.simplified.params.clear();
+  return plan;
 }
 
 std::string Plan::print() const {

@@ -59,7 +59,7 @@ class Codegen {
     llvm::PHINode* iv;
   };
   Loop begin_loop(Value* start, Value* end, const char* name);
-  void end_loop(Loop& l);
+  void end_loop(Loop& l, int interleave = 0);
 
   void gen_elementwise(Value* begin, Value* end);
   void gen_rows(Value* begin, Value* end);
@@ -115,10 +115,19 @@ Codegen::Loop Codegen::begin_loop(Value* start, Value* end, const char* name) {
   return l;
 }
 
-void Codegen::end_loop(Loop& l) {
+void Codegen::end_loop(Loop& l, int interleave) {
   Value* next = b_.CreateAdd(l.iv, i64(1), "", true, true);
   l.iv->addIncoming(next, b_.GetInsertBlock());
-  b_.CreateBr(l.header);
+  llvm::BranchInst* br = b_.CreateBr(l.header);
+  if (interleave > 0) {
+    // Several vector accumulators hide the add latency of a reduction.
+    llvm::Metadata* count[] = {llvm::MDString::get(ctx_, "llvm.loop.interleave.count"),
+                               llvm::ConstantAsMetadata::get(b_.getInt32(interleave))};
+    llvm::Metadata* ops[] = {nullptr, llvm::MDNode::get(ctx_, count)};
+    llvm::MDNode* md = llvm::MDNode::getDistinct(ctx_, ops);
+    md->replaceOperandWith(0, md);
+    br->setMetadata(llvm::LLVMContext::MD_loop, md);
+  }
   b_.SetInsertPoint(l.exit);
 }
 
@@ -526,6 +535,13 @@ void Codegen::gen_rows(Value* begin, Value* end) {
         roots.push_back(static_cast<int32_t>(id));
     }
     if (roots.empty() && reduces.empty()) continue;
+    if (inner == 0) {
+      // An empty row: reductions give their identity, and nothing the loop
+      // body would have read (row-level index loads included) is touched.
+      for (int32_t id : reduces) init_acc(id);
+      for (int32_t id : reduces) row_[id] = finish_acc(id);
+      continue;
+    }
     std::vector<char> seen(k_.ops.size(), 0);
     for (int32_t id : roots) collect_row_deps(id, seen);
     for (int32_t id : reduces) collect_row_deps(k_.ops[id].inputs[0], seen);
@@ -547,7 +563,7 @@ void Codegen::gen_rows(Value* begin, Value* end) {
       elem_[id] = cast(s, a.acc_type, o.dtype);
     }
     for (int32_t id : roots) get(id);
-    end_loop(l);
+    end_loop(l, reduces.empty() ? 0 : 4);
     for (int32_t id : reduces) row_[id] = finish_acc(id);
   }
   for (size_t id = 0; id < k_.ops.size(); ++id) {
@@ -575,6 +591,7 @@ void Codegen::run(const std::string& symbol) {
   Value* begin = fn_->getArg(nb + 2);
   Value* end = fn_->getArg(nb + 3);
   fn_->addFnAttr(llvm::Attribute::NoUnwind);
+  fn_->addFnAttr(llvm::Attribute::AlwaysInline);
   b_.SetInsertPoint(llvm::BasicBlock::Create(ctx_, "entry", fn_));
   coords_.assign(std::max<size_t>(k_.domain.size(), 4), nullptr);
   row_.assign(k_.ops.size(), nullptr);

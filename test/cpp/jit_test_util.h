@@ -8,6 +8,7 @@
 #include <random>
 
 #include "cache/cpu_backend.h"
+#include "jit/cpu/jit.h"
 #include "eval_test_util.h"
 #include "ir/builder.h"
 #include "ir/counters.h"

@@ -1,0 +1,107 @@
+// bindings/py_tensor.h — the Python Tensor object and argument conversions.
+//
+// lazytensor.Tensor is the pybind11 type over PyTensor: an lt::Tensor handle
+// plus, for views, how to re-derive the view from its base. See docs/python.md
+// ("Views and in-place ops") for the design; in short: a view remembers the
+// root base slot and the chain of view steps; reading a view whose base has
+// changed since it was derived re-derives it, and writing through a view
+// rebinds the base to a new node built with pad/where from the update.
+#pragma once
+
+#include <pybind11/pybind11.h>
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <vector>
+
+#include "lazy/tensor.h"
+#include "lazy/tensor_impl.h"
+
+namespace ltpy {
+
+namespace py = pybind11;
+
+/// One step of a view chain, replayable on the base and invertible for writes.
+struct ViewStep {
+  enum Kind : uint8_t { Slice, Select, Reshape, Permute, Expand, Detach } kind;
+  int64_t dim = 0;
+  int64_t start = 0;  ///< Slice: normalised start; Select: normalised index
+  int64_t stop = 0;   ///< Slice: normalised stop
+  int64_t step = 1;   ///< Slice
+  std::vector<int64_t> shape;  ///< Reshape/Expand: the view's shape; Permute: the permutation
+};
+
+struct ViewInfo {
+  lt::Tensor base;              ///< the root base slot (never itself a view)
+  std::vector<ViewStep> steps;  ///< base -> this view
+  uint64_t seen_version = 0;    ///< base.version() when this view was last derived
+};
+
+struct PyTensor {
+  lt::Tensor t;
+  std::shared_ptr<ViewInfo> view;  ///< null unless this tensor is a view
+
+  PyTensor() = default;
+  explicit PyTensor(lt::Tensor x) : t(std::move(x)) {}
+
+  /// The current value: re-derives a view whose base changed.
+  const lt::Tensor& get() {
+    if (view && view->base.version() != view->seen_version) refresh();
+    return t;
+  }
+  void refresh();
+};
+
+// ---- views (views.cpp) ----
+lt::NodePtr apply_step(const ViewStep& s, const lt::NodePtr& x);
+/// A new view of `src` whose value is `step` applied to src's current value.
+PyTensor make_view(PyTensor& src, ViewStep step, lt::NodePtr value = nullptr);
+/// New value of `base` after writing `value` into the sub-tensor that `steps` select.
+lt::NodePtr write_back(const lt::NodePtr& base, const ViewStep* steps, size_t n, const lt::NodePtr& value);
+/// In-place update: `value` is the new value of self (same shape; dtype checked).
+void assign_inplace(PyTensor& self, const lt::Tensor& value, const char* op);
+/// Same without the result-type check (copy_, setitem).
+void assign_cast(PyTensor& self, const lt::NodePtr& value);
+
+// ---- indexing (indexing.cpp) ----
+py::object getitem(PyTensor& self, py::handle index);
+void setitem(PyTensor& self, py::handle index, py::handle value);
+
+// ---- conversions (functions.cpp) ----
+struct PyDType {
+  lt::DType dtype;
+};
+py::object dtype_object(lt::DType d);
+lt::DType to_dtype(py::handle h);
+std::optional<lt::DType> to_opt_dtype(py::handle h);
+bool is_tensor(py::handle h);
+PyTensor& as_tensor(py::handle h);
+/// A Python number (bool, int, float, numpy scalar) or nothing.
+std::optional<lt::Scalar> as_scalar(py::handle h);
+/// A tensor, or a number as a 0-dim wrapped scalar tensor; TypeError otherwise.
+lt::Tensor to_tensor_operand(py::handle h, const char* op);
+std::vector<int64_t> to_int_list(py::handle h);
+/// Shape from f(2, 3) / f((2, 3)) / f([2, 3]) style arguments.
+std::vector<int64_t> shape_from_args(const py::args& args, size_t first = 0);
+/// Dim list: None -> {} (all), int -> {d}, sequence -> list.
+std::vector<int64_t> to_dims(py::handle h);
+py::object wrap(lt::Tensor t);
+py::object make_size(const lt::Shape& s);
+
+void bind_tensor(py::module_& m, py::class_<PyTensor>& cls);
+void bind_functions(py::module_& m);
+
+/// The global generator: Philox seed and offset.
+struct Generator {
+  int64_t seed = 0x5eed;
+  int64_t offset = 0;
+  int64_t advance(int64_t n) {
+    int64_t o = offset;
+    offset += (n + 3) / 4 * 4;
+    return o;
+  }
+};
+Generator& default_generator();
+
+}  // namespace ltpy

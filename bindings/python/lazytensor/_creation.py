@@ -1,0 +1,144 @@
+"""Creation functions that need Python-side type inference (tensor, *_like, ...)."""
+import builtins
+
+import numpy as np
+
+from . import _C
+from ._C import Tensor
+
+_np_for = {"bool": np.bool_, "int32": np.int32, "int64": np.int64, "float32": np.float32, "float64": np.float64}
+
+
+def _finish(t, requires_grad):
+    if requires_grad:
+        t.requires_grad_(True)
+    return t
+
+
+def _infer_python_dtype(obj):
+    """torch.tensor's rule for Python data: bool < int < float (float -> default float32)."""
+    kind = -1  # 0 bool, 1 int, 2 float; -1 nothing seen (empty: default float)
+
+    def visit(o):
+        nonlocal kind
+        if isinstance(o, (list, tuple)):
+            for x in o:
+                visit(x)
+        elif isinstance(o, Tensor):
+            k = 2 if o.dtype.is_floating_point else (0 if o.dtype == _C.bool else 1)
+            kind = max(kind, k)
+        elif isinstance(o, (builtins.bool, np.bool_)):
+            kind = max(kind, 0)
+        elif isinstance(o, (builtins.int, np.integer)):
+            kind = max(kind, 1)
+        else:
+            kind = max(kind, 2)
+
+    visit(obj)
+    return (_C.float32, _C.bool, _C.int64, _C.float32)[kind + 1]
+
+
+def _to_host(obj):
+    if isinstance(obj, Tensor):
+        return _C._to_numpy(obj)
+    if isinstance(obj, (list, tuple)):
+        return [_to_host(o) for o in obj]
+    return obj
+
+
+def tensor(data, dtype=None, device=None, requires_grad=False, pin_memory=False):
+    if isinstance(data, Tensor):
+        out = data.detach().clone()
+        if dtype is not None:
+            out = out.to(dtype)
+        return _finish(out, requires_grad)
+    if isinstance(data, np.ndarray):
+        arr = data
+        if dtype is None and _C._dtype_for_numpy(arr.dtype) is None:
+            raise TypeError("can't convert np.ndarray of type %s. The only supported types are: float64, float32, "
+                            "int64, int32, and bool." % arr.dtype)
+        inferred = _C._dtype_for_numpy(arr.dtype)
+    elif isinstance(data, np.generic):
+        arr = np.asarray(data)
+        inferred = _C._dtype_for_numpy(arr.dtype)
+    else:
+        if isinstance(data, (str, bytes)) or data is None:
+            raise TypeError("new(): invalid data type '%s'" % type(data).__name__)
+        inferred = _infer_python_dtype(data)
+        arr = np.array(_to_host(data))
+        if arr.dtype == object:
+            raise ValueError("expected sequence of equal-length lists (ragged nested sequence)")
+    want = _C._to_dtype(dtype) if dtype is not None else inferred
+    arr = np.require(arr, dtype=_np_for[_C._numpy_name(want)], requirements="C")
+    return _finish(_C.from_numpy(arr), requires_grad)
+
+
+def as_tensor(data, dtype=None, device=None):
+    if isinstance(data, Tensor):
+        return data if dtype is None or data.dtype == _C._to_dtype(dtype) else data.to(dtype)
+    return tensor(data, dtype=dtype)
+
+
+def asarray(obj, dtype=None, device=None, copy=None, requires_grad=False):
+    return _finish(as_tensor(obj, dtype=dtype), requires_grad)
+
+
+def scalar_tensor(s, dtype=None, device=None, requires_grad=False):
+    return tensor(s, dtype=dtype or _C.float32, requires_grad=requires_grad)
+
+
+def _like(fn):
+    def f(input, dtype=None, device=None, requires_grad=False, memory_format=None, layout=None):
+        return fn(*input.shape, dtype=dtype or input.dtype, requires_grad=requires_grad)
+    return f
+
+
+zeros_like = _like(_C.zeros)
+ones_like = _like(_C.ones)
+empty_like = _like(_C.empty)
+
+
+def rand_like(input, dtype=None, device=None, requires_grad=False, memory_format=None):
+    return _C.rand(*input.shape, dtype=dtype or input.dtype, requires_grad=requires_grad)
+
+
+def randn_like(input, dtype=None, device=None, requires_grad=False, memory_format=None):
+    return _C.randn(*input.shape, dtype=dtype or input.dtype, requires_grad=requires_grad)
+
+
+def full_like(input, fill_value, dtype=None, device=None, requires_grad=False, memory_format=None):
+    return _C.full(tuple(input.shape), fill_value, dtype=dtype or input.dtype, requires_grad=requires_grad)
+
+
+def randint_like(input, low=0, high=None, dtype=None, device=None, requires_grad=False):
+    if high is None:
+        low, high = 0, low
+    return _C.randint(low, high, tuple(input.shape), dtype=dtype or input.dtype)
+
+
+def randperm(n, dtype=None, device=None, requires_grad=False, generator=None):
+    seed, _ = _C._generator_state()
+    offset = _C._advance_generator(n)
+    perm = np.random.default_rng([seed & 0xFFFFFFFF, offset]).permutation(n)
+    return tensor(perm, dtype=dtype or _C.int64)
+
+
+def normal(mean, std=1.0, size=None, generator=None, dtype=None):
+    if isinstance(mean, Tensor) or isinstance(std, Tensor):
+        shape = (mean if isinstance(mean, Tensor) else std).shape
+        return _C.randn(*shape) * std + mean
+    return _C.randn(*size, dtype=dtype) * std + mean
+
+
+def bernoulli(input, p=None, generator=None):
+    prob = input if p is None else p
+    return (_C.rand(*input.shape, dtype=input.dtype) < prob).to(input.dtype)
+
+
+def multinomial(input, num_samples, replacement=False, generator=None):
+    probs = _C._to_numpy(input).astype(np.float64)
+    seed, _ = _C._generator_state()
+    rng = np.random.default_rng([seed & 0xFFFFFFFF, _C._advance_generator(probs.size * num_samples)])
+    rows = probs.reshape(-1, probs.shape[-1])
+    out = [rng.choice(rows.shape[1], size=num_samples, replace=replacement, p=r / r.sum()) for r in rows]
+    return tensor(np.array(out).reshape(probs.shape[:-1] + (num_samples,)), dtype=_C.int64)

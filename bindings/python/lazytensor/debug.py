@@ -1,0 +1,42 @@
+"""lazytensor.debug — counters, backend and dump controls (see docs/python.md).
+
+counters() returns every process-wide counter (nodes recorded, syncs, traces
+captured, cache hits/misses, compiles, ...) as a dict, like PyTorch/XLA's
+metrics report; reset_counters() zeroes them. Tests use them to assert "the
+second training step compiles nothing".
+"""
+import os
+
+from . import _C
+
+counters = _C.counters
+counter = _C.counter
+reset_counters = _C.reset_counters
+backend = _C.backend
+set_backend = _C.set_backend
+set_sync_threshold = _C.set_sync_threshold
+sync_threshold = _C.sync_threshold
+pending_tensor_count = _C.pending_tensor_count
+allocator_stats = _C.allocator_stats
+
+
+def set_dump_dir(path):
+    """Write each compiled trace (and its plan and kernels) under `path`; None turns dumping off."""
+    if path is None:
+        os.environ.pop("LT_DUMP_DIR", None)
+    else:
+        os.makedirs(path, exist_ok=True)
+        os.environ["LT_DUMP_DIR"] = str(path)
+    if hasattr(_C, "_set_dump_dir"):
+        _C._set_dump_dir("" if path is None else str(path))
+
+
+def dump_dir():
+    if hasattr(_C, "_dump_dir"):
+        return _C._dump_dir() or None
+    return os.environ.get("LT_DUMP_DIR")
+
+
+def metrics_report():
+    """Counters as text, one per line."""
+    return "\n".join("%s: %d" % (k, v) for k, v in sorted(counters().items()))

@@ -1,0 +1,5 @@
+"""lazytensor.nn — Module, Parameter, layers, losses, init and functional."""
+from . import functional, init, utils  # noqa: F401
+from .modules import *  # noqa: F401,F403
+from .modules import Module  # noqa: F401
+from .parameter import Parameter, UninitializedParameter  # noqa: F401

@@ -1,0 +1,305 @@
+// cache/cuda_backend.cpp — trace cache, cubin cache and the launch loop for "cuda".
+#include "cache/cuda_backend.h"
+
+#if LT_HAVE_CUDA
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <mutex>
+
+#include "absl/container/flat_hash_map.h"
+#include "ir/counters.h"
+#include "ir/error.h"
+#include "jit/cuda/allocator.h"
+#include "jit/cuda/codegen.h"
+#include "jit/cuda/driver.h"
+#include "jit/cuda/nvrtc.h"
+#include "trace/capture.h"
+
+namespace lt {
+
+namespace counters {
+Counter cuda_trace_cache_hits("cuda_trace_cache_hits");
+Counter cuda_trace_cache_misses("cuda_trace_cache_misses");
+Counter cuda_kernels_compiled("cuda_kernels_compiled");
+Counter cuda_compile_ms("cuda_compile_ms");
+Counter cuda_kernels_launched("cuda_kernels_launched");
+Counter cuda_bytes_to_device("cuda_bytes_to_device");
+Counter cuda_bytes_to_host("cuda_bytes_to_host");
+}  // namespace counters
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+double ms_between(Clock::time_point a, Clock::time_point b) { return std::chrono::duration<double, std::milli>(b - a).count(); }
+
+int debug_level() {
+  static int level = [] {
+    const char* e = std::getenv("LT_DEBUG");
+    return e ? std::atoi(e) : 0;
+  }();
+  return level;
+}
+
+struct LoadedKernel {
+  void* function = nullptr;
+  int block = 256;
+  int64_t items = 0;
+  int64_t items_per_block = 1;
+};
+
+struct Executable {
+  std::shared_ptr<const Plan> plan;
+  std::vector<LoadedKernel> kernels;
+};
+
+class CudaBackend final : public Backend {
+ public:
+  std::string_view name() const override { return "cuda"; }
+  std::vector<BufferPtr> run(const Trace& trace, const RunOptions& options) override { return run(trace, options, 0, nullptr); }
+  /// With timed_reps > 0, launches the kernel sequence that many more times
+  /// and appends each kernel's device time (events) per repetition to `times`.
+  std::vector<BufferPtr> run(const Trace& trace, const RunOptions& options, int timed_reps, std::vector<std::vector<float>>* times);
+
+  void clear() {
+    std::lock_guard<std::mutex> lock(mu_);
+    traces_.clear();
+    kernels_.clear();
+  }
+
+ private:
+  std::shared_ptr<const Executable> executable(const Trace& trace, const RunOptions& options, bool* hit,
+                                               double* compile_ms, int* compiled);
+  std::vector<LoadedKernel> kernels(const std::vector<Kernel>& kernels, const std::string& label, double* compile_ms,
+                                    int* compiled);
+
+  std::mutex mu_;
+  absl::flat_hash_map<Hash128, std::shared_ptr<const Executable>> traces_;
+  absl::flat_hash_map<Hash128, LoadedKernel> kernels_;
+};
+
+Hash128 cubin_key(const Kernel& k, const std::string& arch) {
+  return StableHasher().add(k.hash()).add_string(arch).add_string(cuda::nvrtc_version()).finish();
+}
+
+// Compiles every kernel of `kernels` not cached yet as one NVRTC program (one
+// module), and returns each kernel's launch information in order.
+std::vector<LoadedKernel> CudaBackend::kernels(const std::vector<Kernel>& kernels, const std::string& label,
+                                               double* compile_ms, int* compiled) {
+  const std::string arch = cuda::device_arch();
+  std::vector<LoadedKernel> out(kernels.size());
+  std::vector<size_t> missing;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    for (size_t i = 0; i < kernels.size(); ++i) {
+      auto it = kernels_.find(cubin_key(kernels[i], arch));
+      if (it != kernels_.end()) out[i] = it->second;
+      else missing.push_back(i);
+    }
+  }
+  if (missing.empty()) return out;
+  std::vector<cuda::KernelSource> sources;
+  for (size_t i : missing) sources.push_back(cuda::generate_cuda_kernel(kernels[i]));
+  std::vector<const cuda::KernelSource*> parts;
+  for (const cuda::KernelSource& src : sources) parts.push_back(&src);
+  std::string tu = cuda::cuda_translation_unit(parts);
+  if (debug_level() >= 4) std::fprintf(stderr, "[lt] cuda source of %s:\n%s\n", label.c_str(), tu.c_str());
+  cuda::CompiledModule m = cuda::nvrtc_compile(tu, label, arch);
+  void* module = cuda::load_module(m.image);
+  *compile_ms += m.compile_ms;
+  counters::cuda_compile_ms.add(static_cast<int64_t>(m.compile_ms + 0.5));
+  if (debug_level() >= 2)
+    std::fprintf(stderr, "[lt] compiled %zu kernels for %s in %.2f ms (%zu bytes)\n", missing.size(), arch.c_str(),
+                 m.compile_ms, m.image.size());
+  std::lock_guard<std::mutex> lock(mu_);
+  for (size_t j = 0; j < missing.size(); ++j) {
+    const cuda::KernelSource& src = sources[j];
+    LoadedKernel lk;
+    lk.function = cuda::module_function(module, src.entry);
+    lk.block = src.block;
+    lk.items = src.items;
+    lk.items_per_block = src.items_per_block;
+    out[missing[j]] = lk;
+    if (kernels_.emplace(cubin_key(kernels[missing[j]], arch), lk).second) {
+      ++*compiled;
+      counters::cuda_kernels_compiled.add();
+    }
+  }
+  return out;
+}
+
+Hash128 trace_key(const Trace& trace, const FusionPolicy& policy) {
+  Hash128 h = trace.hash;
+  if (h == Hash128{}) h = hash_trace(trace);
+  return StableHasher().add(h).add_string(policy.name()).add_string("cuda").finish();
+}
+
+std::shared_ptr<const Executable> CudaBackend::executable(const Trace& trace, const RunOptions& options, bool* hit,
+                                                          double* compile_ms, int* compiled) {
+  const FusionPolicy& policy = fusion_policy(options.fusion);
+  Hash128 key = trace_key(trace, policy);
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    auto it = traces_.find(key);
+    if (it != traces_.end()) {
+      *hit = true;
+      return it->second;
+    }
+  }
+  *hit = false;
+  auto exe = std::make_shared<Executable>();
+  exe->plan = std::make_shared<const Plan>(schedule(trace, policy));
+  if (debug_level() >= 3) std::fprintf(stderr, "[lt] %s", exe->plan->print().c_str());
+  exe->kernels = kernels(exe->plan->kernels, "lt_trace_" + hash_hex(key), compile_ms, compiled);
+  std::lock_guard<std::mutex> lock(mu_);
+  return traces_.emplace(key, std::move(exe)).first->second;
+}
+
+size_t nbytes(DType d, int64_t numel) { return static_cast<size_t>(numel) * dtype_size(d); }
+
+std::vector<BufferPtr> CudaBackend::run(const Trace& trace, const RunOptions& options, int timed_reps,
+                                        std::vector<std::vector<float>>* times) {
+  cuda::require_device();
+  auto t0 = Clock::now();
+  bool hit = false;
+  double compile_ms = 0;
+  int compiled = 0;
+  std::shared_ptr<const Executable> exe = executable(trace, options, &hit, &compile_ms, &compiled);
+  (hit ? counters::cuda_trace_cache_hits : counters::cuda_trace_cache_misses).add();
+  const Plan& plan = *exe->plan;
+  auto t1 = Clock::now();
+
+  // Device blocks: parameters uploaded, outputs fresh, temporaries by slot.
+  std::vector<cuda::DeviceBlock> slots;
+  for (int64_t bytes : plan.temp_slot_bytes) slots.emplace_back(static_cast<size_t>(bytes));
+  std::vector<cuda::DeviceBlock> owned;
+  owned.reserve(plan.buffers.size());
+  std::vector<cuda::DevicePtr> ptr(plan.buffers.size(), 0);
+  for (size_t i = 0; i < plan.buffers.size(); ++i) {
+    const PlanBuffer& b = plan.buffers[i];
+    switch (b.role) {
+      case PlanBuffer::Role::Param: {
+        if (b.index >= static_cast<int32_t>(trace.params.size()) || !trace.params[b.index])
+          fail(ErrorKind::Runtime, "cuda backend: trace parameter ", b.index, " has no buffer");
+        const BufferPtr& p = trace.params[b.index];
+        if (p->dtype() != b.dtype || p->numel() != b.numel)
+          fail(ErrorKind::Runtime, "cuda backend: parameter ", b.index, " is ", dtype_name(p->dtype()), "[", p->numel(),
+               "], expected ", dtype_name(b.dtype), "[", b.numel, "]");
+        owned.emplace_back(p->nbytes());
+        cuda::copy_to_device(owned.back().ptr(), p->data(), p->nbytes());
+        counters::cuda_bytes_to_device.add(static_cast<int64_t>(p->nbytes()));
+        ptr[i] = owned.back().ptr();
+        break;
+      }
+      case PlanBuffer::Role::Output:
+        owned.emplace_back(nbytes(b.dtype, b.numel));
+        ptr[i] = owned.back().ptr();
+        break;
+      case PlanBuffer::Role::Temp: ptr[i] = slots[b.index].ptr(); break;
+    }
+  }
+  cuda::DeviceBlock error_slot(sizeof(cuda::ErrorSlot));
+  cuda::fill_zero(error_slot.ptr(), sizeof(cuda::ErrorSlot));
+
+  const cuda::DeviceInfo& dev = cuda::device_info();
+  std::vector<cuda::DevicePtr> args;
+  std::vector<int64_t> scalars;
+  std::vector<void*> params;
+  if (times) times->assign(plan.kernels.size(), {});
+  for (int rep = 0; rep <= timed_reps; ++rep) {
+    for (size_t ki = 0; ki < plan.kernels.size(); ++ki) {
+      const Kernel& k = plan.kernels[ki];
+      const LoadedKernel& lk = exe->kernels[ki];
+      if (lk.items <= 0) continue;
+      args.clear();
+      for (const KernelBuffer& kb : k.buffers) args.push_back(kb.plan_buffer >= 0 ? ptr[kb.plan_buffer] : cuda::DevicePtr{});
+      scalars.clear();
+      for (size_t s = 0; s < k.scalar_types.size(); ++s) {
+        const ScalarValue& v = trace.scalars.at(k.scalar_slots[s]);
+        int64_t bits;
+        if (is_floating(k.scalar_types[s])) std::memcpy(&bits, &v.f, sizeof bits);
+        else bits = v.i;
+        scalars.push_back(bits);
+      }
+      cuda::DevicePtr err = error_slot.ptr();
+      int64_t n = lk.items;
+      params.clear();
+      for (cuda::DevicePtr& a : args) params.push_back(&a);
+      for (int64_t& s : scalars) params.push_back(&s);
+      params.push_back(&err);
+      params.push_back(&n);
+      int64_t blocks_needed = (lk.items + lk.items_per_block - 1) / lk.items_per_block;
+      int64_t resident = std::max(1, dev.sm_count) * std::max(1, 2048 / lk.block);
+      unsigned grid = static_cast<unsigned>(std::clamp<int64_t>(blocks_needed, 1, resident));
+      if (rep > 0) {
+        cuda::Event start, stop;
+        start.record();
+        cuda::launch(lk.function, grid, static_cast<unsigned>(lk.block), 0, params.data());
+        stop.record();
+        (*times)[ki].push_back(stop.elapsed_ms_since(start));
+      } else if (debug_level() >= 2) {
+        cuda::Event start, stop;
+        start.record();
+        cuda::launch(lk.function, grid, static_cast<unsigned>(lk.block), 0, params.data());
+        stop.record();
+        float ms = stop.elapsed_ms_since(start);
+        std::fprintf(stderr, "[lt]   %-40s %9.3f ms %8.2f GB/s grid=%u block=%d\n", k.name.c_str(), ms,
+                     ms > 0 ? static_cast<double>(k.bytes_moved()) / (ms * 1e6) : 0.0, grid, lk.block);
+      } else {
+        cuda::launch(lk.function, grid, static_cast<unsigned>(lk.block), 0, params.data());
+      }
+      counters::cuda_kernels_launched.add();
+    }
+  }
+  std::vector<BufferPtr> outputs;
+  for (int32_t b : plan.outputs) {
+    const PlanBuffer& pb = plan.buffers[b];
+    BufferPtr host = make_buffer(pb.dtype, pb.numel);
+    cuda::copy_to_host(host->data(), ptr[b], host->nbytes());
+    counters::cuda_bytes_to_host.add(static_cast<int64_t>(host->nbytes()));
+    outputs.push_back(std::move(host));
+  }
+  cuda::ErrorSlot err;
+  cuda::copy_to_host(&err, error_slot.ptr(), sizeof err);
+  cuda::synchronize();
+  if (err.code != 0) {
+    Op op = static_cast<Op>(err.code - 1);
+    fail(ErrorKind::Index, op_name(op), ": index ", err.value, " is out of bounds for dimension ", err.axis,
+         " with size ", err.bound);
+  }
+  if (debug_level() >= 1) {
+    std::fprintf(stderr, "[lt] sync trace=%s %s backend=cuda policy=%s kernels=%zu compiled=%d compile_ms=%.2f run_ms=%.3f\n",
+                 hash_hex(trace.hash).c_str(), hit ? "hit" : "miss", plan.policy.c_str(), plan.kernels.size(), compiled,
+                 compile_ms, ms_between(t1, Clock::now()));
+  }
+  (void)t0;
+  return outputs;
+}
+
+CudaBackend& backend() {
+  static CudaBackend* b = new CudaBackend();
+  return *b;
+}
+
+}  // namespace
+
+Backend& cuda_backend() { return backend(); }
+
+std::vector<double> cuda_kernel_times_ms(const Trace& trace, int reps, const RunOptions& options) {
+  std::vector<std::vector<float>> times;
+  backend().run(trace, options, std::max(1, reps), &times);
+  std::vector<double> medians;
+  for (std::vector<float>& t : times) {
+    std::sort(t.begin(), t.end());
+    medians.push_back(t.empty() ? 0.0 : t[t.size() / 2]);
+  }
+  return medians;
+}
+void cuda_clear_caches() { backend().clear(); }
+
+}  // namespace lt
+
+#endif  // LT_HAVE_CUDA

@@ -1,0 +1,526 @@
+// jit/cuda/codegen.cpp — prints one kernel as CUDA C++.
+//
+// Loop shapes follow scheduler/kernel.h:
+//   Elementwise  grid-stride over elements; coords unravelled from the linear
+//                index (in 32-bit arithmetic when the domain fits).
+//   Rows         TPR threads per row (a power of two <= 256 chosen from the
+//                inner size; 1 when the kernel scans). Each phase is a strided
+//                loop over the row's inner elements; reductions keep one
+//                accumulator per thread and are then all-reduced across the
+//                row (warp xor shuffles, shared memory across warps), so every
+//                thread of the row holds the row-level value for later phases.
+//                Threads of a row past the last row re-run the last row with
+//                stores masked, so shuffles always see full warps.
+//   MatMul       64x64 output tiles, 16-deep k slices staged in shared memory,
+//                4x4 outputs per thread. The operand DAGs are evaluated while
+//                staging, so transposes, casts and elementwise producers of
+//                the operands cost nothing extra.
+// Every value is a `const` local named v<op id>; nvcc's SSA does the rest.
+#include "jit/cuda/codegen.h"
+
+#include <cinttypes>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <vector>
+
+#include "ir/error.h"
+#include "jit/cuda/prelude.h"
+
+namespace lt::cuda {
+namespace {
+
+const char* ctype(DType d) {
+  switch (d) {
+    case DType::Bool: return "bool";
+    case DType::Int32: return "int";
+    case DType::Int64: return "long long";
+    case DType::Float32: return "float";
+    case DType::Float64: return "double";
+  }
+  return "?";
+}
+const char* mtype(DType d) { return d == DType::Bool ? "unsigned char" : ctype(d); }
+
+std::string int_literal(int64_t v) {
+  if (v == INT64_MIN) return "(-9223372036854775807LL - 1)";
+  return std::to_string(v) + "LL";
+}
+
+std::string float_literal(double v, DType d) {
+  char buf[64];
+  if (std::isfinite(v)) {
+    std::snprintf(buf, sizeof buf, "%a", v);
+  } else {
+    uint64_t bits;
+    std::memcpy(&bits, &v, sizeof bits);
+    std::snprintf(buf, sizeof buf, "__longlong_as_double(0x%" PRIx64 "LL)", bits);
+  }
+  return d == DType::Float32 ? std::string("((float)") + buf + ")" : std::string("(") + buf + ")";
+}
+
+int next_pow2(int64_t n) {
+  int p = 1;
+  while (p < n && p < (1 << 20)) p <<= 1;
+  return p;
+}
+
+class Codegen {
+ public:
+  explicit Codegen(const Kernel& k) : k_(k), have_(k.ops.size(), 0) {}
+  KernelSource run();
+
+ private:
+  std::string v(int32_t id) { return "v" + std::to_string(id); }
+  std::string ensure(int32_t id);
+  std::string expr(const KOp& o);
+  std::string compute(const KOp& o);
+  std::string cast(const std::string& x, DType from, DType to);
+  void line(const std::string& s) { out_ += std::string(indent_ * 2, ' ') + s + "\n"; }
+  void open(const std::string& s) { line(s + " {"), ++indent_; }
+  void close() { --indent_, line("}"); }
+  void unravel(const std::string& linear, size_t first, size_t last, bool narrow);
+  void emit_signature(int block);
+  void emit_stores(bool elem, int phase);
+
+  void gen_elementwise();
+  void gen_rows();
+  void gen_matmul();
+  DType acc_type(const KOp& o) const;
+  std::string acc_init(const KOp& o, DType t) const;
+  void collect_row_deps(int32_t id, std::vector<char>& seen);
+
+  const Kernel& k_;
+  std::vector<char> have_;  ///< v<id> is in scope
+  std::string out_;
+  int indent_ = 0;
+  std::string store_guard_;  ///< condition every store is wrapped in ("" = none)
+  int tpr_ = 1;              ///< Rows: threads per row
+  KernelSource src_;
+};
+
+DType Codegen::acc_type(const KOp& o) const {
+  const KOp& in = k_.ops[o.inputs[0]];
+  if ((o.op == Op::ReduceSum || o.op == Op::ReduceProd || o.code == KOpCode::Scan) && o.dtype == DType::Float32)
+    return DType::Float64;
+  if (o.op == Op::ArgMax || o.op == Op::ArgMin) return in.dtype;
+  return o.dtype;
+}
+
+std::string Codegen::acc_init(const KOp& o, DType t) const {
+  bool is_max = o.op == Op::ReduceMax || o.op == Op::ArgMax;
+  bool is_min = o.op == Op::ReduceMin || o.op == Op::ArgMin;
+  if (o.code == KOpCode::Scan) return is_floating(t) ? float_literal(0.0, t) : "0";
+  if (is_max || is_min) {
+    switch (t) {
+      case DType::Bool: return is_min ? "true" : "false";
+      case DType::Int32: return is_max ? "(-2147483647 - 1)" : "2147483647";
+      case DType::Int64: return is_max ? int_literal(INT64_MIN) : int_literal(INT64_MAX);
+      default: return float_literal(is_max ? -INFINITY : INFINITY, t);
+    }
+  }
+  if (o.op == Op::ReduceProd) return t == DType::Bool ? "true" : is_floating(t) ? float_literal(1.0, t) : "1";
+  return t == DType::Bool ? "false" : is_floating(t) ? float_literal(0.0, t) : "0";
+}
+
+std::string Codegen::cast(const std::string& x, DType from, DType to) {
+  if (from == to) return x;
+  if (to == DType::Bool) return "(" + x + " != 0)";
+  if (is_floating(from) && !is_floating(to)) {
+    return std::string("lt_f2i<") + ctype(to) + ">(" + x + ")";
+  }
+  return std::string("((") + ctype(to) + ")" + x + ")";
+}
+
+std::string Codegen::ensure(int32_t id) {
+  if (have_[id]) return v(id);
+  const KOp& o = k_.ops[id];
+  if (o.code == KOpCode::Reduce || o.code == KOpCode::Scan)
+    fail(ErrorKind::Runtime, "cuda codegen: ", kop_name(o.code), " %", id, " used outside its loop in ", k_.name);
+  for (int i = 0; i < o.num_inputs; ++i) ensure(o.inputs[i]);
+  std::string e = expr(o);
+  if (o.code == KOpCode::Store || o.code == KOpCode::AccumStore) {
+    line(store_guard_.empty() ? e + ";" : "if (" + store_guard_ + ") " + e + ";");
+  } else {
+    line(std::string("const ") + ctype(o.dtype) + " " + v(id) + " = " + e + ";");
+  }
+  have_[id] = 1;
+  return v(id);
+}
+
+std::string Codegen::expr(const KOp& o) {
+  auto in = [&](int i) { return v(o.inputs[i]); };
+  switch (o.code) {
+    case KOpCode::Coord: return "c" + std::to_string(o.imm);
+    case KOpCode::Const:
+      if (is_floating(o.dtype)) return float_literal(o.fimm, o.dtype);
+      if (o.dtype == DType::Bool) return o.imm ? "true" : "false";
+      return std::string("((") + ctype(o.dtype) + ")" + int_literal(o.imm) + ")";
+    case KOpCode::Param: {
+      std::string s = "s" + std::to_string(o.imm);
+      if (o.dtype == DType::Float64) return "__longlong_as_double(" + s + ")";
+      if (o.dtype == DType::Float32) return "(float)__longlong_as_double(" + s + ")";
+      if (o.dtype == DType::Bool) return "(" + s + " != 0)";
+      return std::string("((") + ctype(o.dtype) + ")" + s + ")";
+    }
+    case KOpCode::Load: {
+      std::string e = "b" + std::to_string(o.imm) + "[" + in(0) + "]";
+      return o.dtype == DType::Bool ? "(" + e + " != 0)" : e;
+    }
+    case KOpCode::Store: {
+      std::string val = o.dtype == DType::Bool ? "(unsigned char)" + in(1) : in(1);
+      return "b" + std::to_string(o.imm) + "[" + in(0) + "] = " + val;
+    }
+    case KOpCode::AccumStore: return "lt_atomic_add(&b" + std::to_string(o.imm) + "[" + in(0) + "], " + in(1) + ")";
+    case KOpCode::IndexDiv: return "(long long)((lt_u64)" + in(0) + " / " + std::to_string(o.imm) + "ull)";
+    case KOpCode::IndexMod: return "(long long)((lt_u64)" + in(0) + " % " + std::to_string(o.imm) + "ull)";
+    case KOpCode::Compute: return compute(o);
+    case KOpCode::Random: {
+      std::string bits = "lt_philox(" + in(0) + ", " + in(1) + ", " + std::to_string(o.imm & 3) + ")";
+      return (o.dtype == DType::Float64 ? "lt_uniform_f64(" : "lt_uniform_f32(") + bits + ")";
+    }
+    case KOpCode::CheckIndex:
+      return "lt_check_index((long long)" + in(0) + ", " + int_literal(o.imm) + ", " + std::to_string(o.imm2 + 1) +
+             "ull, " + std::to_string(static_cast<int64_t>(o.fimm)) + "LL, lt_err)";
+    case KOpCode::Reduce:
+    case KOpCode::Scan: break;
+  }
+  fail(ErrorKind::Runtime, "cuda codegen: cannot print ", kop_name(o.code));
+}
+
+std::string Codegen::compute(const KOp& o) {
+  DType in_t = k_.ops[o.inputs[0]].dtype;
+  std::string a = v(o.inputs[0]);
+  std::string b = o.num_inputs > 1 ? v(o.inputs[1]) : "";
+  bool fp = is_floating(in_t), is_bool = in_t == DType::Bool, f32 = in_t == DType::Float32;
+  auto fn = [&](const char* name) { return std::string(name) + (f32 ? "f(" : "(") + a + ")"; };
+  const char* T = ctype(in_t);
+  switch (o.op) {
+    case Op::Cast: return cast(a, in_t, o.dtype);
+    case Op::Detach: return a;
+    case Op::Neg: return "lt_neg(" + a + ")";
+    case Op::Abs:
+      if (fp) return fn("fabs");
+      if (is_bool) return a;
+      return "(" + a + " < 0 ? lt_neg(" + a + ") : " + a + ")";
+    case Op::Sqrt: return fn("sqrt");
+    case Op::Exp: return fn("exp");
+    case Op::Log: return fn("log");
+    case Op::Log1p: return fn("log1p");
+    case Op::Expm1: return fn("expm1");
+    case Op::Sin: return fn("sin");
+    case Op::Cos: return fn("cos");
+    case Op::Tanh: return fn("tanh");
+    case Op::Erf: return fn("erf");
+    case Op::Floor: return fp ? fn("floor") : a;
+    case Op::Ceil: return fp ? fn("ceil") : a;
+    case Op::Round: return fp ? fn("rint") : a;
+    case Op::Sign:
+      if (is_bool) return a;
+      if (fp) return std::string("(") + a + " > 0 ? (" + T + ")1 : " + a + " < 0 ? (" + T + ")-1 : (" + T + ")0)";
+      return std::string("(") + T + ")((" + a + " > 0) - (" + a + " < 0))";
+    case Op::LogicalNot: return "!(" + a + " != 0)";
+    case Op::IsNan: return fp ? "(" + a + " != " + a + ")" : "false";
+    case Op::Add: return "lt_add(" + a + ", " + b + ")";
+    case Op::Sub: return "lt_sub(" + a + ", " + b + ")";
+    case Op::Mul: return "lt_mul(" + a + ", " + b + ")";
+    case Op::Div:
+      if (fp) return "(" + a + " / " + b + ")";
+      if (is_bool) return "(" + a + " & " + b + ")";
+      return "lt_div(" + a + ", " + b + ")";
+    case Op::Pow:
+      if (fp) return std::string(f32 ? "powf(" : "pow(") + a + ", " + b + ")";
+      if (is_bool) return "(" + a + " | !" + b + ")";
+      return "lt_ipow(" + a + ", " + b + ")";
+    case Op::Maximum: return "lt_max(" + a + ", " + b + ")";
+    case Op::Minimum: return "lt_min(" + a + ", " + b + ")";
+    case Op::Eq: return "(" + a + " == " + b + ")";
+    case Op::Ne: return "(" + a + " != " + b + ")";
+    case Op::Lt: return "(" + a + " < " + b + ")";
+    case Op::Le: return "(" + a + " <= " + b + ")";
+    case Op::Gt: return "(" + a + " > " + b + ")";
+    case Op::Ge: return "(" + a + " >= " + b + ")";
+    case Op::LogicalAnd: return "((" + a + " != 0) && (" + b + " != 0))";
+    case Op::LogicalOr: return "((" + a + " != 0) || (" + b + " != 0))";
+    case Op::Where: return "(" + cast(a, in_t, DType::Bool) + " ? " + b + " : " + v(o.inputs[2]) + ")";
+    default: break;
+  }
+  fail(ErrorKind::NotImplemented, "cuda codegen: compute ", op_name(o.op));
+}
+
+// Declares c<first>..c<last-1> by unravelling `linear` over domain[first, last).
+void Codegen::unravel(const std::string& linear, size_t first, size_t last, bool narrow) {
+  if (first >= last) return;
+  const char* it = narrow ? "unsigned" : "lt_u64";
+  line(std::string(it) + " r_" + std::to_string(first) + " = (" + it + ")(" + linear + ");");
+  std::string rest = "r_" + std::to_string(first);
+  for (size_t i = last; i-- > first;) {
+    std::string c = "c" + std::to_string(i);
+    if (i == first) {
+      line("const long long " + c + " = (long long)" + rest + ";");
+      break;
+    }
+    std::string d = std::to_string(k_.domain[i]) + (narrow ? "u" : "ull");
+    line("const long long " + c + " = (long long)(" + rest + " % " + d + ");");
+    line(rest + " /= " + d + ";");
+  }
+}
+
+void Codegen::emit_signature(int block) {
+  src_.entry = "lt_" + hash_hex(k_.hash());
+  std::string sig = "extern \"C\" __global__ void __launch_bounds__(" + std::to_string(block) + ") " + src_.entry + "(";
+  for (size_t i = 0; i < k_.buffers.size(); ++i) {
+    const KernelBuffer& kb = k_.buffers[i];
+    sig += std::string(kb.written ? "" : "const ") + mtype(kb.dtype) + "* __restrict__ b" + std::to_string(i) + ", ";
+  }
+  for (size_t i = 0; i < k_.scalar_types.size(); ++i) sig += "long long s" + std::to_string(i) + ", ";
+  sig += "LtError* __restrict__ lt_err, long long n)";
+  open(sig);
+}
+
+// Emits every store of the given level (elem phase, or row-level when !elem).
+void Codegen::emit_stores(bool elem, int phase) {
+  for (size_t id = 0; id < k_.ops.size(); ++id) {
+    const KOp& o = k_.ops[id];
+    if (o.code != KOpCode::Store && o.code != KOpCode::AccumStore) continue;
+    if (k_.kind == KernelKind::Rows && (o.elem != elem || (elem && o.phase != phase))) continue;
+    ensure(static_cast<int32_t>(id));
+  }
+}
+
+void Codegen::gen_elementwise() {
+  const int block = 256;
+  src_.block = block;
+  src_.items = k_.outer_size();
+  src_.items_per_block = block;
+  emit_signature(block);
+  open("for (long long i = (long long)blockIdx.x * " + std::to_string(block) +
+       " + threadIdx.x; i < n; i += (long long)gridDim.x * " + std::to_string(block) + ")");
+  unravel("i", 0, k_.domain.size(), src_.items < (int64_t{1} << 32));
+  emit_stores(true, 0);
+  close();
+  close();
+}
+
+void Codegen::collect_row_deps(int32_t id, std::vector<char>& seen) {
+  if (seen[id]) return;
+  seen[id] = 1;
+  const KOp& o = k_.ops[id];
+  if (!o.elem) {
+    if (o.code != KOpCode::Reduce) ensure(id);
+    return;
+  }
+  for (int i = 0; i < o.num_inputs; ++i) collect_row_deps(o.inputs[i], seen);
+}
+
+void Codegen::gen_rows() {
+  size_t r = k_.domain.size(), outer = static_cast<size_t>(k_.outer_rank);
+  int64_t inner = k_.inner_size();
+  bool has_scan = false;
+  for (const KOp& o : k_.ops) has_scan |= o.code == KOpCode::Scan;
+  tpr_ = has_scan ? 1 : std::min(256, next_pow2(std::max<int64_t>(inner, 1)));
+  // A row wider than a warp owns its whole block (the cross-warp all-reduce
+  // indexes shared memory by warp); narrower rows pack 128 / TPR per block.
+  const int block = tpr_ > 32 ? tpr_ : 128;
+  const int rpb = block / tpr_;
+  src_.block = block;
+  src_.items = k_.outer_size();
+  src_.items_per_block = rpb;
+  emit_signature(block);
+  std::string T = std::to_string(tpr_);
+  if (tpr_ > 32) line("__shared__ long long lt_sv[32], lt_si[32];");
+  else line("long long* lt_sv = nullptr; long long* lt_si = nullptr;");
+  line("const int lane = threadIdx.x % " + T + ";");
+  open("for (long long row0 = (long long)blockIdx.x * " + std::to_string(rpb) + "; row0 < n; row0 += (long long)gridDim.x * " +
+       std::to_string(rpb) + ")");
+  line("long long row = row0 + threadIdx.x / " + T + ";");
+  line("const bool active = row < n;");
+  line("if (!active) row = n - 1;");
+  unravel("row", 0, outer, src_.items < (int64_t{1} << 32));
+
+  for (int p = 0; p < k_.num_phases; ++p) {
+    std::vector<int32_t> roots, reduces;
+    for (size_t id = 0; id < k_.ops.size(); ++id) {
+      const KOp& o = k_.ops[id];
+      if (o.code == KOpCode::Reduce && o.phase == p) reduces.push_back(static_cast<int32_t>(id));
+      if (o.elem && o.phase == p && (o.code == KOpCode::Store || o.code == KOpCode::AccumStore || o.code == KOpCode::Scan))
+        roots.push_back(static_cast<int32_t>(id));
+    }
+    if (roots.empty() && reduces.empty()) continue;
+    line("// phase " + std::to_string(p));
+    store_guard_ = "active";
+    std::vector<char> seen(k_.ops.size(), 0);
+    for (int32_t id : roots) collect_row_deps(id, seen);
+    for (int32_t id : reduces) collect_row_deps(k_.ops[id].inputs[0], seen);
+    auto acc = [](int32_t id) { return "a" + std::to_string(id); };
+    for (int32_t id : reduces) {
+      const KOp& o = k_.ops[id];
+      DType t = acc_type(o);
+      line(std::string(ctype(t)) + " " + acc(id) + " = " + acc_init(o, t) + ";");
+      if (o.op == Op::ArgMax || o.op == Op::ArgMin) line("long long " + acc(id) + "i = LT_NOIDX;");
+    }
+    for (int32_t id : roots)
+      if (k_.ops[id].code == KOpCode::Scan) {
+        DType t = acc_type(k_.ops[id]);
+        line(std::string(ctype(t)) + " " + acc(id) + " = " + acc_init(k_.ops[id], t) + ";");
+      }
+    std::vector<char> saved = have_;
+    open("for (long long ii = lane; ii < " + std::to_string(inner) + "LL; ii += " + T + ")");
+    unravel("ii", outer, r, inner < (int64_t{1} << 32));
+    for (int32_t id : reduces) {
+      const KOp& o = k_.ops[id];
+      std::string x = ensure(o.inputs[0]);
+      DType t = acc_type(o), in_t = k_.ops[o.inputs[0]].dtype;
+      if (o.op == Op::ArgMax || o.op == Op::ArgMin) {
+        line(std::string("lt_arg_update<") + (o.op == Op::ArgMax ? "true" : "false") + ">(" + acc(id) + ", " + acc(id) +
+             "i, " + x + ", ii);");
+        continue;
+      }
+      const char* f = o.op == Op::ReduceSum ? "lt_add" : o.op == Op::ReduceProd ? "lt_mul" : o.op == Op::ReduceMax ? "lt_max" : "lt_min";
+      line(acc(id) + " = " + f + "(" + acc(id) + ", " + cast(x, in_t, t) + ");");
+    }
+    for (int32_t id : roots) {
+      const KOp& o = k_.ops[id];
+      if (o.code != KOpCode::Scan) continue;
+      DType t = acc_type(o), in_t = k_.ops[o.inputs[0]].dtype;
+      std::string x = ensure(o.inputs[0]);
+      line(acc(id) + " = lt_add(" + acc(id) + ", " + cast(x, in_t, t) + ");");
+      line(std::string("const ") + ctype(o.dtype) + " " + v(id) + " = " + cast(acc(id), t, o.dtype) + ";");
+      have_[id] = 1;
+    }
+    emit_stores(true, p);
+    close();
+    have_ = saved;
+    for (int32_t id : reduces) {
+      const KOp& o = k_.ops[id];
+      DType t = acc_type(o);
+      if (o.op == Op::ArgMax || o.op == Op::ArgMin) {
+        line(std::string("lt_arg_allreduce<") + (o.op == Op::ArgMax ? "true" : "false") + ", " + T + ">(" + acc(id) +
+             ", " + acc(id) + "i, lt_sv, lt_si);");
+        line(std::string("const ") + ctype(o.dtype) + " " + v(id) + " = " +
+             cast("(" + acc(id) + "i == LT_NOIDX ? 0LL : " + acc(id) + "i)", DType::Int64, o.dtype) + ";");
+      } else {
+        const char* f = o.op == Op::ReduceSum ? "LtSum" : o.op == Op::ReduceProd ? "LtProd" : o.op == Op::ReduceMax ? "LtMax" : "LtMin";
+        line(acc(id) + " = lt_allreduce<" + T + ">(" + acc(id) + ", " + f + "(), lt_sv);");
+        line(std::string("const ") + ctype(o.dtype) + " " + v(id) + " = " + cast(acc(id), t, o.dtype) + ";");
+      }
+      have_[id] = 1;
+    }
+  }
+  store_guard_ = "active && lane == 0";
+  emit_stores(false, 0);
+  close();
+  close();
+}
+
+void Codegen::gen_matmul() {
+  constexpr int BM = 64, BN = 64, BK = 16, block = 256;
+  int64_t batch = k_.domain[0], M = k_.domain[1], N = k_.domain[2], K = k_.domain[3];
+  int64_t tm = (M + BM - 1) / BM, tn = (N + BN - 1) / BN;
+  DType dt = k_.buffers[k_.mm_acc].dtype;
+  std::string T = ctype(dt);
+  src_.block = block;
+  src_.items = batch * tm * tn;
+  src_.items_per_block = 1;
+  emit_signature(block);
+  line("__shared__ " + T + " As[" + std::to_string(BK) + "][" + std::to_string(BM) + "];");
+  line("__shared__ " + T + " Bs[" + std::to_string(BK) + "][" + std::to_string(BN + 1) + "];");
+  line("const int tx = threadIdx.x % 16, ty = threadIdx.x / 16;");
+  open("for (long long tile = blockIdx.x; tile < n; tile += gridDim.x)");
+  line("const long long c0 = tile / " + std::to_string(tm * tn) + "LL;");
+  line("const long long m0 = (tile / " + std::to_string(tn) + "LL) % " + std::to_string(tm) + "LL * " + std::to_string(BM) + ";");
+  line("const long long n0 = tile % " + std::to_string(tn) + "LL * " + std::to_string(BN) + ";");
+  line(T + " acc[4][4];");
+  line("#pragma unroll");
+  line("for (int i = 0; i < 4; ++i) for (int j = 0; j < 4; ++j) acc[i][j] = " + (dt == DType::Bool ? std::string("false") : "(" + T + ")0") + ";");
+  open("for (long long k0 = 0; k0 < " + std::to_string(K) + "LL; k0 += " + std::to_string(BK) + ")");
+  // Stage lhs (k fastest: row-major A is contiguous in k) and rhs (n fastest).
+  auto stage = [&](int32_t root, const std::string& dst, const char* ci, const char* cj, int fast, const std::string& lim_i,
+                   const std::string& lim_j, const std::string& base_i, const std::string& base_j, int slow_extent) {
+    open("for (int e = threadIdx.x; e < " + std::to_string(fast * slow_extent) + "; e += " + std::to_string(block) + ")");
+    line("const int ef = e % " + std::to_string(fast) + ", es = e / " + std::to_string(fast) + ";");
+    line("const long long " + std::string(ci) + " = " + base_i + " + es, " + cj + " = " + base_j + " + ef;");
+    line(T + " val = " + (dt == DType::Bool ? std::string("false") : "(" + T + ")0") + ";");
+    open("if (" + std::string(ci) + " < " + lim_i + " && " + cj + " < " + lim_j + ")");
+    std::vector<char> saved = have_;
+    line("val = " + ensure(root) + ";");
+    have_ = saved;
+    close();
+    line(dst + " = val;");
+    close();
+  };
+  // lhs element (b, m, k) at coords c0, c1, c3: fast index k, slow index m.
+  stage(k_.mm_lhs, "As[ef][es]", "c1", "c3", BK, std::to_string(M) + "LL", std::to_string(K) + "LL", "m0", "k0", BM);
+  // rhs element (b, k, n) at coords c0, c3, c2: fast index n, slow index k.
+  stage(k_.mm_rhs, "Bs[es][ef]", "c3", "c2", BN, std::to_string(K) + "LL", std::to_string(N) + "LL", "k0", "n0", BK);
+  line("__syncthreads();");
+  line("#pragma unroll");
+  open("for (int kk = 0; kk < " + std::to_string(BK) + "; ++kk)");
+  line(T + " a[4], b[4];");
+  line("#pragma unroll");
+  line("for (int i = 0; i < 4; ++i) a[i] = As[kk][ty + 16 * i], b[i] = Bs[kk][tx + 16 * i];");
+  line("#pragma unroll");
+  std::string fma = dt == DType::Float32   ? "fmaf(a[i], b[j], acc[i][j])"
+                    : dt == DType::Float64 ? "fma(a[i], b[j], acc[i][j])"
+                    : dt == DType::Bool    ? "acc[i][j] | (a[i] & b[j])"
+                                           : "lt_add(acc[i][j], lt_mul(a[i], b[j]))";
+  line("for (int i = 0; i < 4; ++i) for (int j = 0; j < 4; ++j) acc[i][j] = " + fma + ";");
+  close();
+  line("__syncthreads();");
+  close();
+  line("#pragma unroll");
+  open("for (int i = 0; i < 4; ++i)");
+  line("const long long m = m0 + ty + 16 * i;");
+  line("if (m >= " + std::to_string(M) + "LL) continue;");
+  line("#pragma unroll");
+  open("for (int j = 0; j < 4; ++j)");
+  line("const long long nn = n0 + tx + 16 * j;");
+  // The epilogue (scheduler/kernel.h): the kernel's stores at (c0, m, nn),
+  // with the product Load(mm_acc, .) being acc[i][j].
+  open("if (nn < " + std::to_string(N) + "LL)");
+  line("const long long c1 = m, c2 = nn;");
+  std::vector<char> saved = have_;
+  for (size_t id = 0; id < k_.ops.size(); ++id)
+    if (k_.ops[id].code == KOpCode::Load && k_.ops[id].imm == k_.mm_acc) {
+      line("const " + T + " " + v(static_cast<int32_t>(id)) + " = acc[i][j];");
+      have_[id] = 1;
+    }
+  emit_stores(true, 0);
+  have_ = saved;
+  close();
+  close();
+  close();
+  close();
+  close();
+}
+
+KernelSource Codegen::run() {
+  out_ = "\n// " + k_.name + "\n";
+  switch (k_.kind) {
+    case KernelKind::Elementwise: gen_elementwise(); break;
+    case KernelKind::Rows: gen_rows(); break;
+    case KernelKind::MatMul: gen_matmul(); break;
+  }
+  src_.body = std::move(out_);
+  src_.source = kPrelude + src_.body;
+  return std::move(src_);
+}
+
+}  // namespace
+
+KernelSource generate_cuda_kernel(const Kernel& kernel) { return Codegen(kernel).run(); }
+
+std::string cuda_translation_unit(const std::vector<const KernelSource*>& kernels) {
+  std::string tu = kPrelude;
+  std::vector<const std::string*> seen;
+  for (const KernelSource* k : kernels) {
+    bool dup = false;
+    for (const std::string* e : seen) dup |= *e == k->entry;
+    if (dup) continue;
+    seen.push_back(&k->entry);
+    tu += k->body;
+  }
+  return tu;
+}
+
+}  // namespace lt::cuda

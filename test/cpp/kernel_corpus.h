@@ -1,0 +1,173 @@
+// A broad corpus of programs for backend tests: every primitive and dtype,
+// movement patterns, reductions over every axis, Rows kernels (softmax,
+// layer_norm, argmax, cumsum), matmul with transposed and computed operands,
+// gather/scatter, random numbers, and composites under every fusion policy.
+// The CUDA tests compile every kernel it schedules (test_cuda_codegen) and,
+// on a GPU, compare every program with the reference (test_cuda_device).
+#pragma once
+
+#include <cmath>
+#include <functional>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "eval_test_util.h"
+#include "ir/builder.h"
+#include "ir/error.h"
+
+namespace lt::test {
+
+struct CorpusProgram {
+  std::string name;
+  std::vector<NodePtr> roots;
+  std::string policy;  ///< fusion policy ("" = default)
+};
+
+inline BufferPtr corpus_buffer(DType dtype, int64_t n, double lo, double hi, uint32_t seed) {
+  std::mt19937 gen(seed);
+  std::uniform_real_distribution<double> u(lo, hi);
+  std::vector<double> v(n);
+  for (auto& x : v) x = is_floating(dtype) ? u(gen) : std::floor(u(gen));
+  return buffer_of(dtype, v);
+}
+
+inline NodePtr corpus_input(DType dtype, Shape shape, double lo = -3, double hi = 3, uint32_t seed = 1) {
+  BufferPtr data = corpus_buffer(dtype, shape_numel(shape), lo, hi, seed);
+  return make_input(std::move(data), std::move(shape));
+}
+
+inline std::vector<CorpusProgram> kernel_corpus() {
+  const DType all[] = {DType::Bool, DType::Int32, DType::Int64, DType::Float32, DType::Float64};
+  const DType floats[] = {DType::Float32, DType::Float64};
+  std::vector<CorpusProgram> c;
+  auto push = [&](std::string name, const std::function<std::vector<NodePtr>()>& build, std::string policy = "") {
+    try {
+      c.push_back({std::move(name), build(), std::move(policy)});
+    } catch (const Error&) {
+      // The builder rejects this combination (e.g. sub on bool): nothing to schedule.
+    }
+  };
+// Builds the roots lazily so a combination the builder rejects is skipped.
+#define CORPUS_ADD(name, ...) push(name, [&]() { return std::vector<NodePtr> __VA_ARGS__; })
+#define CORPUS_ADD_POLICY(policy, name, ...) push(name, [&]() { return std::vector<NodePtr> __VA_ARGS__; }, policy)
+  using U = NodePtr (*)(const NodePtr&);
+  struct Unary {
+    const char* name;
+    U f;
+    double lo, hi;
+  };
+  const Unary unary[] = {{"neg", ops::neg, -5, 5},     {"abs", ops::abs, -5, 5},       {"exp", ops::exp, -80, 80},
+                         {"log", ops::log, 1e-6, 1e6}, {"log1p", ops::log1p, -0.9, 10}, {"expm1", ops::expm1, -5, 5},
+                         {"sqrt", ops::sqrt, 0, 100},  {"sin", ops::sin, -50, 50},      {"cos", ops::cos, -50, 50},
+                         {"tanh", ops::tanh, -12, 12}, {"erf", ops::erf, -6, 6},        {"floor", ops::floor, -5, 5},
+                         {"ceil", ops::ceil, -5, 5},   {"round", ops::round, -5, 5},    {"sign", ops::sign, -2, 2},
+                         {"sigmoid", ops::sigmoid, -20, 20}, {"relu", ops::relu, -3, 3}, {"isnan", ops::isnan, -1, 1},
+                         {"logical_not", ops::logical_not, -1, 1}};
+  for (DType d : floats)
+    for (int64_t n : {1, 1023})
+      for (const Unary& u : unary)
+        CORPUS_ADD(std::string(u.name) + "_" + std::string(dtype_name(d)) + "_" + std::to_string(n),
+            {u.f(corpus_input(d, {n}, u.lo, u.hi, 7))});
+  {
+    std::vector<double> v = {0.0, -0.0, kInf, -kInf, kNaN, 1e-40, -1e-40, 1e30, -1e30, 88.7, -103.0, 709.0, 1.0, -1.0};
+    for (DType d : floats) {
+      NodePtr x = input(d, {static_cast<int64_t>(v.size())}, v);
+      for (U f : {ops::exp, ops::log, ops::log1p, ops::expm1, ops::tanh, ops::erf, ops::sign, ops::sqrt, ops::isnan})
+        CORPUS_ADD("special_" + std::string(dtype_name(d)), {f(x)});
+      CORPUS_ADD("special_casts_" + std::string(dtype_name(d)),
+          {ops::cast(x, DType::Int32), ops::cast(x, DType::Int64), ops::cast(x, DType::Bool)});
+    }
+  }
+  using B = NodePtr (*)(const NodePtr&, const NodePtr&);
+  const B binary[] = {ops::add, ops::sub, ops::mul, ops::maximum, ops::minimum, ops::eq, ops::ne,
+                      ops::lt,  ops::le,  ops::gt,  ops::ge,      ops::logical_and, ops::logical_or};
+  for (DType d : all) {
+    std::string dn(dtype_name(d));
+    NodePtr a = corpus_input(d, {1023}, -4, 4, 3), b = corpus_input(d, {1023}, -4, 4, 4);
+    for (B f : binary) CORPUS_ADD("binary_" + dn, {f(a, b)});
+    if (is_floating(d)) CORPUS_ADD("div_pow_" + dn, {ops::div(a, b), ops::pow(ops::abs(a), b)});
+    if (is_integral(d)) CORPUS_ADD("ipow_" + dn, {ops::pow(a, corpus_input(d, {1023}, -1, 5, 5))});
+    for (DType to : all) CORPUS_ADD("cast_" + dn + "_" + std::string(dtype_name(to)), {ops::cast(corpus_input(d, {1023}, -300, 300, 9), to)});
+    NodePtr cnd = corpus_input(DType::Bool, {5, 7}, 0, 2, 11);
+    NodePtr x = corpus_input(d, {5, 7}, -9, 9, 12);
+    NodePtr s = ops::scalar(2.0, d);
+    CORPUS_ADD("where_scalar_" + dn, {ops::where(cnd, x, ops::expand(s, Shape{5, 7})), ops::mul(x, s)});
+  }
+  for (DType d : all)
+    for (Shape shape : {Shape{7, 9}, Shape{3, 1, 5}, Shape{1023}, Shape{4, 0}, Shape{3, 300}, Shape{2, 40}}) {
+      std::string dn(dtype_name(d));
+      NodePtr x = corpus_input(d, shape, -5, 5, 21);
+      int64_t r = static_cast<int64_t>(shape.size());
+      for (int64_t axis = 0; axis < r; ++axis) {
+        CORPUS_ADD("sum_prod_" + dn + shape_str(shape), {ops::sum(x, {axis}), ops::prod(ops::cast(x, d), {axis}, true)});
+        if (shape_numel(shape) > 0)
+          CORPUS_ADD("extremes_" + dn + shape_str(shape),
+              {ops::amax(x, {axis}), ops::amin(x, {axis}, true), ops::argmax(x, axis), ops::argmin(x, axis, true)});
+      }
+      CORPUS_ADD("sum_all_" + dn + shape_str(shape), {ops::sum(x)});
+    }
+  CORPUS_ADD("argmax_nan", {ops::argmax(input(DType::Float32, {2, 4}, {1, 3, 3, 2, 1, kNaN, 5, kNaN}), 1)});
+  for (DType d : all) {
+    std::string dn(dtype_name(d));
+    NodePtr x = corpus_input(d, {6, 5, 4}, -5, 5, 31);
+    NodePtr y = corpus_input(d, {4, 5, 6}, -5, 5, 32);
+    CORPUS_ADD("permute_" + dn, {ops::add(ops::permute(x, {2, 1, 0}), y)});
+    CORPUS_ADD("flip_" + dn, {ops::maximum(ops::flip(y, {0, 2}), ops::permute(ops::flip(x, {1}), {2, 1, 0}))});
+    CORPUS_ADD("slice_" + dn, {ops::mul(ops::slice(x, 0, 1, 6, 2), ops::slice(ops::slice(x, 2, 0, 4, 1), 0, 0, 3, 1))});
+    CORPUS_ADD("expand_" + dn, {ops::add(ops::expand(ops::slice(x, 1, 0, 1, 1), {6, 5, 4}), x)});
+    CORPUS_ADD("pad_" + dn, {ops::pad(x, {1, 2, 0, 3}, 7.0)});
+    CORPUS_ADD("pad_permute_" + dn, {ops::add(ops::pad(ops::permute(x, {1, 0, 2}), {2, 0}, -1.0), ops::scalar(1, d))});
+    CORPUS_ADD("reshape_" + dn, {ops::reshape(ops::permute(x, {1, 0, 2}), {30, 4})});
+    CORPUS_ADD("transpose_flatten_" + dn, {ops::flatten(ops::transpose(ops::reshape(x, {12, 10}), 0, 1))});
+    CORPUS_ADD("cat_" + dn, {ops::cat({x, ops::flip(x, {0}), ops::slice(x, 0, 0, 2, 1)}, 0)});
+    CORPUS_ADD("cat_last_" + dn, {ops::cat({x, x}, 2)});
+    NodePtr g = corpus_input(d, {5, 6}, -5, 5, 41);
+    NodePtr idx = corpus_input(DType::Int64, {5, 3}, 0, 6, 42);
+    CORPUS_ADD("gather_" + dn, {ops::gather(g, 1, idx)});
+    NodePtr idx0 = corpus_input(DType::Int64, {4, 6}, 0, 5, 43);
+    CORPUS_ADD("gather_exp_" + dn, {ops::gather(ops::exp(ops::cast(g, DType::Float32)), 0, idx0)});
+    CORPUS_ADD("scatter_add_" + dn, {ops::scatter_add(g, 0, idx0, corpus_input(d, {4, 6}, -5, 5, 44))});
+    CORPUS_ADD("cumsum_" + dn, {ops::cumsum(corpus_input(d, {4, 9}, -5, 5, 61), 1), ops::cumsum(corpus_input(d, {4, 9}, -5, 5, 62), 0)});
+  }
+  for (DType d : {DType::Float32, DType::Float64, DType::Int64, DType::Int32}) {
+    std::string dn(dtype_name(d));
+    NodePtr a = corpus_input(d, {7, 13}, -3, 3, 51), b = corpus_input(d, {13, 5}, -3, 3, 52);
+    CORPUS_ADD("matmul_" + dn, {ops::matmul(a, b)});
+    CORPUS_ADD("matmul_transposed_" + dn, {ops::matmul(a, ops::transpose(corpus_input(d, {5, 13}, -3, 3, 53), 0, 1))});
+    NodePtr ba = corpus_input(d, {3, 4, 6}, -3, 3, 54), bb = corpus_input(d, {3, 6, 2}, -3, 3, 55);
+    CORPUS_ADD("bmm_epilogue_" + dn, {ops::add(ops::matmul(ops::exp(ops::cast(ba, DType::Float64)), ops::cast(bb, DType::Float64)),
+                                        ops::scalar(1.0, DType::Float64))});
+  }
+  CORPUS_ADD("matmul_f32_large", {ops::matmul(corpus_input(DType::Float32, {64, 1023}, -1, 1, 56),
+                                       corpus_input(DType::Float32, {1023, 33}, -1, 1, 57))});
+  CORPUS_ADD("matmul_f32_130", {ops::matmul(corpus_input(DType::Float32, {130, 70}, -1, 1, 58),
+                                     corpus_input(DType::Float32, {70, 129}, -1, 1, 59))});
+  CORPUS_ADD("iota_arange", {ops::iota({3, 4}, 1), ops::arange(0, 10, 1)});
+  CORPUS_ADD("rand", {ops::rand({5, 7}, 42, 3), ops::rand({3, 3}, 7, 0, DType::Float64)});
+  CORPUS_ADD("randn", {ops::randn({1000}, 5, 11)});
+  for (DType d : floats)
+    for (Shape s : {Shape{1, 1}, Shape{7, 1023}, Shape{3, 5, 16}, Shape{300, 40}}) {
+      std::string dn = std::string(dtype_name(d)) + shape_str(s);
+      NodePtr x = corpus_input(d, s, -4, 4, 71);
+      CORPUS_ADD("softmax_" + dn, {ops::softmax(x, -1)});
+      CORPUS_ADD("log_softmax_" + dn, {ops::log_softmax(x, -1)});
+      CORPUS_ADD("softmax_dim0_" + dn, {ops::softmax(x, 0)});
+      CORPUS_ADD("layer_norm_" + dn, {ops::layer_norm(x, {s.back()}, nullptr, nullptr)});
+      CORPUS_ADD("var_mean_lse_" + dn, {ops::var(x, {-1}), ops::mean(x), ops::logsumexp(x, {-1})});
+      CORPUS_ADD("gelu_silu_" + dn, {ops::gelu(x), ops::silu(x), ops::gelu(x, true)});
+    }
+  {
+    NodePtr x = corpus_input(DType::Float32, {9, 33}, -4, 4, 81);
+    NodePtr w = corpus_input(DType::Float32, {33}, -1, 1, 82);
+    for (std::string p : {"default", "none", "elementwise"}) {
+      CORPUS_ADD_POLICY(p, "policy_softmax_" + p, {ops::softmax(x, -1)});
+      CORPUS_ADD_POLICY(p, "policy_layer_norm_" + p, {ops::layer_norm(x, {33}, w, nullptr), ops::sum(ops::exp(x))});
+    }
+  }
+#undef CORPUS_ADD
+#undef CORPUS_ADD_POLICY
+  return c;
+}
+
+}  // namespace lt::test

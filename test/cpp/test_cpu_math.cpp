@@ -1,0 +1,45 @@
+// Accuracy of the JIT's polynomial transcendentals (jit/cpu/math.cpp): the
+// maximum relative error against the reference evaluator (double libm,
+// rounded to the dtype) over dense sweeps. Bounds are in docs/cpu-jit.md.
+#define BOOST_TEST_MODULE cpu_math
+#include "jit_test_util.h"
+
+using namespace lt;
+using namespace lt::test;
+
+namespace {
+double max_rel_error(NodePtr (*f)(const NodePtr&), DType d, double lo, double hi) {
+  const int64_t n = 200001;
+  std::vector<double> xs(n);
+  for (int64_t i = 0; i < n; ++i) xs[i] = lo + (hi - lo) * static_cast<double>(i) / (n - 1);
+  CapturedTrace ct = capture_trace({f(input(d, {n}, xs))});
+  auto want = values(evaluate_reference(ct.trace)[0]);
+  auto got = values(run_cpu(ct.trace)[0]);
+  double worst = 0;
+  double tiny = d == DType::Float32 ? 1e-30 : 1e-300;
+  for (int64_t i = 0; i < n; ++i) {
+    if (std::isnan(want[i]) && std::isnan(got[i])) continue;
+    double e = std::fabs(got[i] - want[i]) / std::max(std::fabs(want[i]), tiny);
+    worst = std::max(worst, e);
+  }
+  return worst;
+}
+}  // namespace
+
+BOOST_AUTO_TEST_CASE(transcendentals_stay_within_documented_relative_error) {
+  struct F {
+    const char* name;
+    NodePtr (*f)(const NodePtr&);
+    double lo, hi, bound32, bound64;
+  };
+  F fs[] = {{"exp", ops::exp, -80, 80, 4e-7, 1e-15},       {"log", ops::log, 1e-30, 1e30, 4e-7, 1e-15},
+            {"log1p", ops::log1p, -0.99, 100, 4e-7, 1e-15}, {"expm1", ops::expm1, -10, 10, 4e-7, 1e-15},
+            {"tanh", ops::tanh, -10, 10, 4e-7, 1e-15},      {"erf", ops::erf, -6, 6, 4e-7, 1e-15},
+            {"sin", ops::sin, -100, 100, 4e-7, 1e-15},      {"cos", ops::cos, -100, 100, 4e-7, 1e-15}};
+  for (const F& f : fs)
+    for (DType d : {DType::Float32, DType::Float64}) {
+      double e = max_rel_error(f.f, d, f.lo, f.hi);
+      std::printf("%-6s %s max relative error %.3g\n", f.name, d == DType::Float32 ? "f32" : "f64", e);
+      BOOST_CHECK_MESSAGE(e <= (d == DType::Float32 ? f.bound32 : f.bound64), f.name << " " << dtype_name(d) << " error " << e);
+    }
+}

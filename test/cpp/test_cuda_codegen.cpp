@@ -1,0 +1,169 @@
+// The CUDA code generator and NVRTC, without a GPU: every kernel the corpus
+// schedules compiles to PTX (accepted by ptxas for sm_90) and to an sm_90
+// cubin; compiler failures raise with the source on disk.
+#define BOOST_TEST_MODULE cuda_codegen
+#include <unistd.h>
+
+#include <chrono>
+#include <fstream>
+
+#include "cuda_test_util.h"
+#include "jit/cuda/codegen.h"
+#include "jit/cuda/nvrtc.h"
+
+using namespace lt;
+using namespace lt::test;
+
+namespace {
+
+bool contains(const std::string& s, const std::string& part) { return s.find(part) != std::string::npos; }
+
+Kernel only_kernel(const std::vector<NodePtr>& roots, size_t expect_kernels = 1) {
+  CapturedTrace ct = capture_trace(roots);
+  Plan plan = schedule(ct.trace, fusion_policy(""));
+  BOOST_REQUIRE_EQUAL(plan.kernels.size(), expect_kernels);
+  return plan.kernels.back();
+}
+
+}  // namespace
+
+BOOST_AUTO_TEST_CASE(nvrtc_supports_sm_90) {
+  std::vector<int> archs = cuda::nvrtc_supported_archs();
+  BOOST_CHECK(std::find(archs.begin(), archs.end(), 90) != archs.end());
+  BOOST_CHECK(contains(cuda::nvrtc_version(), "nvrtc-"));
+}
+
+// NVRTC costs ~0.3 s per program whatever its size, so kernels compile in
+// batches (as the backend compiles a trace's kernels); a failing batch is
+// recompiled kernel by kernel to name the culprit.
+BOOST_AUTO_TEST_CASE(every_corpus_kernel_compiles_to_ptx_and_sm90_cubin) {
+  std::vector<Kernel> kernels = corpus_kernels();
+  BOOST_CHECK_GT(kernels.size(), 100u);
+  std::string ptxas = find_ptxas();
+  if (ptxas.empty()) std::cerr << "note: ptxas not found; PTX is checked by NVRTC's own sm_90 compile only\n";
+  std::filesystem::path dir = std::filesystem::temp_directory_path() / ("lt-cuda-ptx-" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  int kinds[3] = {0, 0, 0};
+  std::vector<cuda::KernelSource> sources;
+  for (const Kernel& k : kernels) {
+    ++kinds[static_cast<int>(k.kind)];
+    try {
+      sources.push_back(cuda::generate_cuda_kernel(k));
+    } catch (const Error& e) {
+      BOOST_ERROR(k.name << ": codegen: " << e.what());
+    }
+  }
+  BOOST_CHECK_GT(kinds[static_cast<int>(KernelKind::Elementwise)], 0);
+  BOOST_CHECK_GT(kinds[static_cast<int>(KernelKind::Rows)], 0);
+  BOOST_CHECK_GT(kinds[static_cast<int>(KernelKind::MatMul)], 0);
+  auto t0 = std::chrono::steady_clock::now();
+  constexpr size_t kBatch = 40;
+  int batches = 0;
+  for (size_t first = 0; first < sources.size(); first += kBatch) {
+    std::vector<const cuda::KernelSource*> part;
+    for (size_t i = first; i < std::min(sources.size(), first + kBatch); ++i) part.push_back(&sources[i]);
+    std::string name = "lt_corpus_batch_" + std::to_string(batches++);
+    try {
+      cuda::CompiledModule m = cuda::nvrtc_compile(cuda::cuda_translation_unit(part), name, "sm_90");
+      BOOST_CHECK_MESSAGE(m.image.size() > 4 && m.image.compare(1, 3, "ELF") == 0, name << ": cubin is not ELF");
+      for (const cuda::KernelSource* s : part)
+        BOOST_CHECK_MESSAGE(contains(m.ptx, ".entry " + s->entry), name << ": PTX lacks " << s->entry);
+      if (!ptxas.empty()) {
+        std::string path = (dir / (name + ".ptx")).string();
+        std::ofstream(path) << m.ptx;
+        std::string cmd = ptxas + " -arch=sm_90 -o /dev/null " + path + " 2>&1";
+        BOOST_CHECK_MESSAGE(std::system(cmd.c_str()) == 0, "ptxas -arch=sm_90 rejected " << path);
+      }
+    } catch (const Error&) {
+      for (const cuda::KernelSource* s : part) {
+        try {
+          cuda::nvrtc_compile(s->source, s->entry, "sm_90");
+        } catch (const Error& e) {
+          BOOST_ERROR(e.what());
+        }
+      }
+    }
+  }
+  std::filesystem::remove_all(dir);
+  double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+  std::cerr << kernels.size() << " kernels (" << kinds[0] << " elementwise, " << kinds[1] << " rows, " << kinds[2]
+            << " matmul) in " << batches << " NVRTC programs" << (ptxas.empty() ? "" : " + ptxas") << ": " << ms
+            << " ms\n";
+}
+
+BOOST_AUTO_TEST_CASE(nvrtc_failure_raises_with_the_source_written_to_a_file) {
+  try {
+    cuda::nvrtc_compile("extern \"C\" __global__ void broken() { this is not cuda; }", "lt_broken_kernel", "sm_90");
+    BOOST_FAIL("a broken kernel compiled");
+  } catch (const Error& e) {
+    std::string m = e.what();
+    BOOST_CHECK_MESSAGE(contains(m, "NVRTC failed") && contains(m, "lt_broken_kernel.cu"), m);
+    size_t at = m.find("source written to ");
+    BOOST_REQUIRE(at != std::string::npos);
+    std::string path = m.substr(at + 18, m.find('\n', at) - at - 18);
+    BOOST_CHECK_MESSAGE(std::filesystem::exists(path), path);
+  }
+}
+
+BOOST_AUTO_TEST_CASE(elementwise_kernels_are_grid_stride_loops) {
+  NodePtr x = corpus_input(DType::Float32, {1000, 3});
+  cuda::KernelSource s = cuda::generate_cuda_kernel(only_kernel({ops::exp(ops::permute(x, {1, 0}))}));
+  BOOST_CHECK(contains(s.source, "i += (long long)gridDim.x * 256"));
+  BOOST_CHECK(contains(s.source, "expf("));
+  BOOST_CHECK_EQUAL(s.items, 3000);
+}
+
+BOOST_AUTO_TEST_CASE(softmax_is_one_rows_kernel_with_row_all_reduces) {
+  NodePtr x = corpus_input(DType::Float32, {8, 1000});
+  Kernel k = only_kernel({ops::softmax(x, -1)});
+  BOOST_CHECK(k.kind == KernelKind::Rows);
+  cuda::KernelSource s = cuda::generate_cuda_kernel(k);
+  BOOST_CHECK(contains(s.source, "lt_allreduce<256>"));
+  BOOST_CHECK(contains(s.source, "LtMax()") && contains(s.source, "LtSum()"));
+  BOOST_CHECK_EQUAL(s.block, 256);
+  BOOST_CHECK_EQUAL(s.items, 8);
+}
+
+BOOST_AUTO_TEST_CASE(rows_wider_than_a_warp_own_their_block) {
+  NodePtr x = corpus_input(DType::Float32, {64, 40});
+  cuda::KernelSource s = cuda::generate_cuda_kernel(only_kernel({ops::sum(x, {1})}));
+  BOOST_CHECK(contains(s.source, "lt_allreduce<64>"));
+  BOOST_CHECK_EQUAL(s.block, 64);
+  BOOST_CHECK_EQUAL(s.items_per_block, 1);
+}
+
+BOOST_AUTO_TEST_CASE(short_rows_share_a_warp) {
+  NodePtr x = corpus_input(DType::Float64, {4096, 5});
+  cuda::KernelSource s = cuda::generate_cuda_kernel(only_kernel({ops::sum(x, {1})}));
+  BOOST_CHECK(contains(s.source, "lt_allreduce<8>"));
+  BOOST_CHECK_EQUAL(s.items_per_block, 16);
+}
+
+BOOST_AUTO_TEST_CASE(matmul_stages_operand_tiles_in_shared_memory) {
+  NodePtr a = corpus_input(DType::Float32, {100, 70}), b = corpus_input(DType::Float32, {50, 70});
+  CapturedTrace ct = capture_trace({ops::matmul(a, ops::transpose(b, 0, 1))});
+  Plan plan = schedule(ct.trace, fusion_policy(""));
+  const Kernel* mm = nullptr;
+  for (const Kernel& k : plan.kernels)
+    if (k.kind == KernelKind::MatMul) mm = &k;
+  BOOST_REQUIRE(mm);
+  cuda::KernelSource s = cuda::generate_cuda_kernel(*mm);
+  BOOST_CHECK(contains(s.source, "__shared__ float As[16][64]"));
+  BOOST_CHECK(contains(s.source, "fmaf("));
+  BOOST_CHECK_EQUAL(s.items, 2 * 1);  // ceil(100/64) x ceil(50/64) tiles
+}
+
+BOOST_AUTO_TEST_CASE(random_uses_the_reference_philox) {
+  cuda::KernelSource s = cuda::generate_cuda_kernel(only_kernel({ops::rand({64}, 1, 0)}));
+  BOOST_CHECK(contains(s.source, "0xD2511F53u") && contains(s.source, "0xCD9E8D57u"));
+  BOOST_CHECK(contains(s.source, "0x9E3779B9u") && contains(s.source, "0xBB67AE85u"));
+  BOOST_CHECK(contains(s.source, "lt_uniform_f32(lt_philox("));
+}
+
+BOOST_AUTO_TEST_CASE(gather_checks_indices_into_the_error_slot) {
+  NodePtr x = corpus_input(DType::Float32, {5, 6});
+  NodePtr idx = corpus_input(DType::Int64, {5, 3}, 0, 6, 2);
+  cuda::KernelSource s = cuda::generate_cuda_kernel(only_kernel({ops::gather(x, 1, idx)}));
+  BOOST_CHECK(contains(s.source, "lt_check_index("));
+  BOOST_CHECK(contains(s.source, "LtError* __restrict__ lt_err"));
+}
