@@ -49,6 +49,10 @@ NodePtr pad_dims(const NodePtr& x, const Shape& lo, const Shape& hi) {
 // since the builder turns broadcasting into explicit Expand nodes).
 NodePtr expand_backward(const NodePtr& x, const NodePtr& g) {
   Dims dims;
+  if (x->ndim() == 0 && g->ndim() > 0) {  // a rank-0 input expanded directly
+    for (int64_t i = 0; i < g->ndim(); ++i) dims.push_back(i);
+    return ops::sum(g, dims, /*keepdim=*/false);
+  }
   for (int64_t i = 0; i < x->ndim(); ++i)
     if (x->shape[i] != g->shape[i]) dims.push_back(i);
   if (dims.empty()) return g;

@@ -31,4 +31,5 @@ PYBIND11_MODULE(_C, m) {
   ltpy::bind_functions(m);
   m.attr("_set_tensor_type")(cls);
   ltpy::bind_tensor(m, cls);
+  ltpy::bind_trace_lab(m);
 }

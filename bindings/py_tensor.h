@@ -91,6 +91,7 @@ py::object make_size(const lt::Shape& s);
 
 void bind_tensor(py::module_& m, py::class_<PyTensor>& cls);
 void bind_functions(py::module_& m);
+void bind_trace_lab(py::module_& m);
 
 /// The global generator: Philox seed and offset.
 struct Generator {

@@ -3,13 +3,18 @@
 
 #if LT_HAVE_CPU_JIT  // the cache layer is also built for CUDA alone (LT_WITH_LLVM=OFF)
 
+#include <dlfcn.h>
+
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <filesystem>
+#include <fstream>
 #include <mutex>
 
 #include "absl/container/flat_hash_map.h"
+#include "cache/kernel_cache.h"
 #include "ir/counters.h"
 #include "ir/error.h"
 #include "jit/cpu/jit.h"
@@ -38,9 +43,68 @@ int debug_level() {
   return level;
 }
 
+/// Identity of the code generator: a hash of the shared library that holds
+/// the JIT (its size and bytes), so objects cached by another build of
+/// lazytensor — whose codegen may differ for the same kernel IR — never match.
+const std::string& jit_build_id() {
+  static const std::string id = [] {
+    Dl_info info{};
+    if (!::dladdr(reinterpret_cast<void*>(&cpu::compile_kernel_object), &info) || !info.dli_fname) return std::string("unknown");
+    std::ifstream in(info.dli_fname, std::ios::binary);
+    if (!in) return cat("path:", info.dli_fname);
+    StableHasher h;
+    std::string buf(1 << 20, '\0');
+    uint64_t total = 0;
+    while (in) {
+      in.read(buf.data(), static_cast<std::streamsize>(buf.size()));
+      std::streamsize n = in.gcount();
+      if (n <= 0) break;
+      total += static_cast<uint64_t>(n);
+      for (std::streamsize i = 0; i + 8 <= n; i += 8) {
+        uint64_t w;
+        std::memcpy(&w, buf.data() + i, 8);
+        h.add(w);
+      }
+      if (n % 8) h.add_bytes(buf.data() + (n - n % 8), static_cast<size_t>(n % 8));
+    }
+    return cat(hash_hex(h.add(total).finish()), ":", total);
+  }();
+  return id;
+}
+
+/// The disk-cache key of one kernel's object: kernel IR, target, JIT build.
+Hash128 kernel_key(const Kernel& k) {
+  return StableHasher().add(k.hash()).add_string(cpu::target_id()).add_string(jit_build_id()).finish();
+}
+
+/// Test hook: LT_TEST_FAIL_COMPILE=1 (or "all") fails every kernel compile,
+/// any other value fails kernels whose name contains it.
+void maybe_inject_compile_fault(const Kernel& k) {
+  const char* f = std::getenv("LT_TEST_FAIL_COMPILE");
+  if (!f || !*f || std::strcmp(f, "0") == 0) return;
+  if (std::strcmp(f, "1") == 0 || std::strcmp(f, "all") == 0 || k.name.find(f) != std::string::npos)
+    fail(ErrorKind::Runtime, "injected compile failure (LT_TEST_FAIL_COMPILE=", f, ")");
+}
+
+/// Writes a kernel that failed to compile where a user can attach it to a bug
+/// report: LT_DUMP_DIR if set, else the temp directory. Returns the path ("" if none).
+std::string dump_failed_kernel(const Kernel& k, const std::string& error) {
+  std::error_code ec;
+  std::string dir;
+  if (const char* d = std::getenv("LT_DUMP_DIR"); d && *d) dir = d;
+  else dir = std::filesystem::temp_directory_path(ec).string();
+  if (dir.empty()) dir = "/tmp";
+  std::string path = cat(dir, "/lt-failed-kernel-", hash_hex(k.hash()), ".txt");
+  std::ofstream out(path);
+  if (!out) return "";
+  out << "# kernel " << k.name << " failed to compile for " << cpu::target_id() << "\n# error: " << error << "\n"
+      << print_kernel(k);
+  return out ? path : "";
+}
+
 struct Executable {
   std::shared_ptr<const Plan> plan;
-  std::vector<cpu::KernelFn> fns;
+  std::vector<cpu::KernelEntry> fns;
 };
 
 class CpuBackend final : public Backend {
@@ -57,11 +121,11 @@ class CpuBackend final : public Backend {
   }
 
  private:
-  cpu::KernelFn kernel(const Kernel& k, double* compile_ms, int* compiled);
+  cpu::KernelEntry kernel(const Kernel& k, double* compile_ms, int* compiled);
 
   std::mutex mu_;
   absl::flat_hash_map<Hash128, std::shared_ptr<const Executable>> traces_;
-  absl::flat_hash_map<Hash128, cpu::KernelFn> kernels_;
+  absl::flat_hash_map<Hash128, cpu::KernelEntry> kernels_;
 };
 
 Hash128 trace_key(const Trace& trace, const FusionPolicy& policy) {
@@ -70,23 +134,48 @@ Hash128 trace_key(const Trace& trace, const FusionPolicy& policy) {
   return StableHasher().add(h).add_string(policy.name()).finish();
 }
 
-cpu::KernelFn CpuBackend::kernel(const Kernel& k, double* compile_ms, int* compiled) {
-  Hash128 key = StableHasher().add(k.hash()).add_string(cpu::target_id()).finish();
+cpu::KernelEntry CpuBackend::kernel(const Kernel& k, double* compile_ms, int* compiled) {
+  Hash128 key = kernel_key(k);
   {
     std::lock_guard<std::mutex> lock(mu_);
     auto it = kernels_.find(key);
     if (it != kernels_.end()) return it->second;
   }
+  std::shared_ptr<KernelCache> disk = kernel_cache();
+  std::string symbol = cpu::kernel_symbol(k);
+  if (std::optional<std::string> bytes = disk->load(key)) {
+    try {
+      cpu::KernelEntry fn = cpu::load_kernel_entry({symbol, std::move(*bytes)});
+      if (debug_level() >= 2) std::fprintf(stderr, "[lt] loaded %s from %s\n", k.name.c_str(), disk->path_for(key).c_str());
+      if (debug_level() >= 4) std::fprintf(stderr, "%s\n", cpu::kernel_llvm_ir(k).c_str());
+      std::lock_guard<std::mutex> lock(mu_);
+      kernels_.emplace(key, fn);
+      return fn;
+    } catch (const Error& e) {
+      disk->reject(key, e.what());  // intact on disk but unusable: rebuild it
+    }
+  }
   auto t0 = Clock::now();
-  cpu::ObjectCode obj = cpu::compile_kernel_object(k);
-  cpu::KernelFn fn = cpu::load_kernel_object(obj);
+  cpu::CompileTimes times;
+  cpu::ObjectCode obj;
+  try {
+    maybe_inject_compile_fault(k);
+    obj = cpu::compile_kernel_object(k, &times);
+  } catch (const std::exception& e) {
+    std::string dumped = dump_failed_kernel(k, e.what());
+    fail(ErrorKind::Runtime, "cpu jit: failed to compile kernel ", k.name, " (", hash_hex(k.hash()), "): ", e.what(),
+         dumped.empty() ? std::string() : cat("\nthe kernel was written to ", dumped));
+  }
+  cpu::KernelEntry fn = cpu::load_kernel_entry(obj);
   double ms = ms_between(t0, Clock::now());
   *compile_ms += ms;
   ++*compiled;
   counters::kernels_compiled.add();
   counters::compile_ms.add(static_cast<int64_t>(ms + 0.5));
-  if (debug_level() >= 2) std::fprintf(stderr, "[lt] compiled %s in %.2f ms (%zu bytes)\n", k.name.c_str(), ms, obj.bytes.size());
+  if (debug_level() >= 2) std::fprintf(stderr, "[lt] compiled %s in %.2f ms (ir %.2f, opt %.2f, emit %.2f; %zu bytes)\n", k.name.c_str(), ms,
+                 times.codegen_ms, times.optimize_ms, times.emit_ms, obj.bytes.size());
   if (debug_level() >= 4) std::fprintf(stderr, "%s\n", cpu::kernel_llvm_ir(k).c_str());
+  disk->store(key, obj.bytes);  // failure is counted and logged; the kernel still runs from memory
   std::lock_guard<std::mutex> lock(mu_);
   kernels_.emplace(key, fn);
   return fn;

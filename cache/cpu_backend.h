@@ -4,10 +4,16 @@
 // The hit path neither schedules nor compiles: it binds params and scalars,
 // allocates outputs and temporaries, and launches. On a miss the trace is
 // scheduled and each kernel is fetched from the kernel cache, keyed by
-// (kernel IR hash, target CPU/features, LLVM version), compiling on a miss.
+// (kernel IR hash, target CPU/features, LLVM version, JIT library build):
+// memory first, then the disk cache (cache/kernel_cache.h, docs/cache.md),
+// compiling on a miss and storing the object on disk. A kernel that fails to
+// compile raises lt::Error naming it, with the kernel written to LT_DUMP_DIR
+// (else the temp directory); nothing is cached, so the process stays usable.
+// Test hook: LT_TEST_FAIL_COMPILE=1 (or a kernel-name substring) fails compiles.
 //
 // Counters (ir/counters.h): trace_cache_hits, trace_cache_misses,
-// kernels_compiled, compile_ms (total, rounded), kernels_launched.
+// kernels_compiled, compile_ms (total, rounded), kernels_launched; the disk
+// cache adds disk_loads, disk_stores, disk_rejects, disk_write_errors, disk_evictions.
 //
 // LT_DEBUG (stderr): 1 one line per run (trace hash, hit/miss, kernels,
 // compile ms, run ms); 2 adds one line per kernel (time, GB/s); 3 prints the

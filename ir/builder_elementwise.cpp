@@ -22,7 +22,9 @@ NodePtr reshape_exact(const NodePtr& x, Shape shape) {
 NodePtr expand_to(const NodePtr& x, absl::Span<const int64_t> shape) {
   if (x->shape == Shape(shape.begin(), shape.end())) return x;
   NodePtr y = x;
-  if (x->ndim() < static_cast<int64_t>(shape.size())) {
+  // A rank-0 input (a Python scalar) expands directly: one node instead of a
+  // Reshape [] -> [1, ..] plus an Expand (the per-op recording cost matters).
+  if (x->ndim() > 0 && x->ndim() < static_cast<int64_t>(shape.size())) {
     Shape s(shape.size() - x->shape.size(), 1);
     s.insert(s.end(), x->shape.begin(), x->shape.end());
     y = reshape_exact(x, s);

@@ -350,6 +350,7 @@ BufferPtr Evaluator::eval_view() {
       break;
     }
     case Op::Expand:
+      if (in_shape.empty()) break;  // a rank-0 input broadcasts to any shape
       check(in_shape.size() == ndim, "expand keeps the rank");
       for (size_t d = 0; d < ndim; ++d) {
         check(in_shape[d] == n.shape[d] || in_shape[d] == 1, "expand can only stretch size-1 dims");

@@ -72,6 +72,13 @@ enum class KOpCode : uint8_t {
 
 const char* kop_name(KOpCode code);
 
+/// Ops a backend must evaluate even when no store reads their value: stores,
+/// and CheckIndex, whose error report is a side effect (a gather from a
+/// constant never reads its checked index, yet a bad index must still raise).
+inline bool is_effect(KOpCode code) {
+  return code == KOpCode::Store || code == KOpCode::AccumStore || code == KOpCode::CheckIndex;
+}
+
 /// One scalar op. 40 bytes; kernels hold a few hundred at most.
 struct KOp {
   KOpCode code = KOpCode::Const;

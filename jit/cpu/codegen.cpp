@@ -8,6 +8,7 @@
 // vectoriser may keep several vector accumulators; float32 sums and products
 // accumulate in double, as the reference evaluator does.
 #include "jit/cpu/codegen.h"
+#include "jit/cpu/jit.h"
 
 #include <cmath>
 #include <limits>
@@ -63,6 +64,15 @@ class Codegen {
 
   void gen_elementwise(Value* begin, Value* end);
   void gen_rows(Value* begin, Value* end);
+  void gen_split_part(Value* row, Value* begin, Value* end, Value* out);
+  void gen_split_finish(Value* row, Value* partials, Value* nparts);
+  std::vector<int32_t> split_reduces() const;
+  // Creates the internal body `name` with noalias buffer params followed by
+  // (scalars, error, extra...), sets bufs_/scalars_/err_ and the insert point.
+  llvm::Function* begin_body(const std::string& name, const std::vector<llvm::Type*>& extra);
+  // The external entry `symbol`(const KernelArgs*, extra...) that unpacks the args and calls `body`.
+  void make_entry(const std::string& symbol, llvm::Function* body, const std::vector<llvm::Type*>& extra);
+  void reset_state();
   void set_coords_from(Value* linear, size_t first, size_t last);
 
   // Reductions
@@ -73,7 +83,7 @@ class Codegen {
   };
   DType acc_type(const KOp& o) const;
   void init_acc(int32_t id);
-  void update_acc(int32_t id, Value* x, Value* inner_index);
+  void update_acc(int32_t id, Value* x, Value* inner_index, bool raw = false);
   Value* finish_acc(int32_t id);
   llvm::AllocaInst* entry_alloca(llvm::Type* t);
 
@@ -217,7 +227,7 @@ void Codegen::init_acc(int32_t id) {
   }
 }
 
-void Codegen::update_acc(int32_t id, Value* x, Value* inner_index) {
+void Codegen::update_acc(int32_t id, Value* x, Value* inner_index, bool raw) {
   const KOp& o = k_.ops[id];
   Acc& a = acc_[id];
   DType in_t = k_.ops[o.inputs[0]].dtype;
@@ -243,7 +253,7 @@ void Codegen::update_acc(int32_t id, Value* x, Value* inner_index) {
     b_.CreateStore(b_.CreateSelect(better, inner_index, b_.CreateLoad(b_.getInt64Ty(), a.index)), a.index);
     return;
   }
-  x = cast(x, in_t, a.acc_type);
+  if (!raw) x = cast(x, in_t, a.acc_type);
   Value* r;
   llvm::FastMathFlags fmf;
   fmf.setAllowReassoc();
@@ -511,7 +521,7 @@ void Codegen::gen_elementwise(Value* begin, Value* end) {
   if (r) coords_[r - 1] = l.iv;
   std::fill(elem_.begin(), elem_.end(), nullptr);
   for (size_t id = 0; id < k_.ops.size(); ++id)
-    if (k_.ops[id].code == KOpCode::Store || k_.ops[id].code == KOpCode::AccumStore) get(static_cast<int32_t>(id));
+    if (is_effect(k_.ops[id].code)) get(static_cast<int32_t>(id));
   end_loop(l);
   Value* next = b_.CreateAdd(pos, b_.CreateSub(i1, i0));
   pos->addIncoming(next, b_.GetInsertBlock());
@@ -531,7 +541,7 @@ void Codegen::gen_rows(Value* begin, Value* end) {
       const KOp& o = k_.ops[id];
       if (o.code == KOpCode::Reduce && o.phase == p) reduces.push_back(static_cast<int32_t>(id));
       if (o.elem && o.phase == p &&
-          (o.code == KOpCode::Store || o.code == KOpCode::AccumStore || o.code == KOpCode::Scan))
+          (is_effect(o.code) || o.code == KOpCode::Scan))
         roots.push_back(static_cast<int32_t>(id));
     }
     if (roots.empty() && reduces.empty()) continue;
@@ -568,19 +578,85 @@ void Codegen::gen_rows(Value* begin, Value* end) {
   }
   for (size_t id = 0; id < k_.ops.size(); ++id) {
     const KOp& o = k_.ops[id];
-    if (!o.elem && (o.code == KOpCode::Store || o.code == KOpCode::AccumStore)) get_row(static_cast<int32_t>(id));
+    // A row with no elements checks no index: the index buffer may be empty.
+    if (!o.elem && is_effect(o.code) && !(o.code == KOpCode::CheckIndex && k_.inner_size() == 0))
+      get_row(static_cast<int32_t>(id));
   }
   end_loop(rows);
 }
 
-void Codegen::run(const std::string& symbol) {
+std::vector<int32_t> Codegen::split_reduces() const {
+  std::vector<int32_t> ids;
+  for (size_t id = 0; id < k_.ops.size(); ++id)
+    if (k_.ops[id].code == KOpCode::Reduce) ids.push_back(static_cast<int32_t>(id));
+  return ids;
+}
+
+// Partial reduction of row `row` over inner elements [begin, end): the
+// accumulators go to out[0..nred) (8-byte slots, accumulator type).
+void Codegen::gen_split_part(Value* row, Value* begin, Value* end, Value* out) {
+  size_t r = k_.domain.size(), outer = static_cast<size_t>(k_.outer_rank);
+  if (outer) set_coords_from(row, 0, outer);
+  std::vector<int32_t> reduces = split_reduces();
+  std::vector<char> seen(k_.ops.size(), 0);
+  for (int32_t id : reduces) collect_row_deps(k_.ops[id].inputs[0], seen);
+  for (int32_t id : reduces) init_acc(id);
+  Loop l = begin_loop(begin, end, "inner");
+  if (r > outer) set_coords_from(l.iv, outer, r);
+  std::fill(elem_.begin(), elem_.end(), nullptr);
+  for (int32_t id : reduces) update_acc(id, get(k_.ops[id].inputs[0]), l.iv);
+  end_loop(l);
+  for (size_t i = 0; i < reduces.size(); ++i) {
+    Acc& a = acc_[reduces[i]];
+    llvm::Type* t = vtype(a.acc_type);
+    Value* v = b_.CreateLoad(t, a.value);
+    if (a.acc_type == DType::Bool) v = b_.CreateZExt(v, b_.getInt8Ty());
+    b_.CreateStore(v, b_.CreateConstGEP1_64(b_.getInt64Ty(), out, static_cast<int64_t>(i)));
+  }
+}
+
+// Combines `nparts` partials of row `row` in order and runs the row's tail.
+void Codegen::gen_split_finish(Value* row, Value* partials, Value* nparts) {
+  size_t outer = static_cast<size_t>(k_.outer_rank);
+  if (outer) set_coords_from(row, 0, outer);
+  std::vector<int32_t> reduces = split_reduces();
+  for (int32_t id : reduces) init_acc(id);
+  int64_t nred = static_cast<int64_t>(reduces.size());
+  Loop l = begin_loop(i64(0), nparts, "part");
+  for (size_t i = 0; i < reduces.size(); ++i) {
+    Acc& a = acc_[reduces[i]];
+    Value* slot = b_.CreateGEP(b_.getInt64Ty(), partials, b_.CreateAdd(b_.CreateMul(l.iv, i64(nred)), i64(static_cast<int64_t>(i))));
+    Value* v;
+    if (a.acc_type == DType::Bool) v = b_.CreateICmpNE(b_.CreateLoad(b_.getInt8Ty(), slot), b_.getInt8(0));
+    else v = b_.CreateLoad(vtype(a.acc_type), slot);
+    update_acc(reduces[i], v, l.iv, /*raw=*/true);
+  }
+  end_loop(l);
+  for (int32_t id : reduces) row_[id] = finish_acc(id);
+  for (size_t id = 0; id < k_.ops.size(); ++id) {
+    const KOp& o = k_.ops[id];
+    // A row with no elements checks no index: the index buffer may be empty.
+    if (!o.elem && is_effect(o.code) && !(o.code == KOpCode::CheckIndex && k_.inner_size() == 0))
+      get_row(static_cast<int32_t>(id));
+  }
+}
+
+void Codegen::reset_state() {
+  bufs_.clear();
+  coords_.assign(std::max<size_t>(k_.domain.size(), 4), nullptr);
+  row_.assign(k_.ops.size(), nullptr);
+  elem_.assign(k_.ops.size(), nullptr);
+  acc_.assign(k_.ops.size(), Acc{});
+}
+
+llvm::Function* Codegen::begin_body(const std::string& name, const std::vector<llvm::Type*>& extra) {
   llvm::Type* ptr = b_.getPtrTy();
-  llvm::Type* i64t = b_.getInt64Ty();
-  // Body: (buffers..., scalars, error, begin, end) with noalias buffers.
   std::vector<llvm::Type*> params(k_.buffers.size(), ptr);
-  params.push_back(ptr), params.push_back(ptr), params.push_back(i64t), params.push_back(i64t);
+  params.push_back(ptr), params.push_back(ptr);
+  params.insert(params.end(), extra.begin(), extra.end());
   auto* body_ty = llvm::FunctionType::get(b_.getInt32Ty(), params, false);
-  fn_ = llvm::Function::Create(body_ty, llvm::Function::InternalLinkage, symbol + ".body", m_);
+  fn_ = llvm::Function::Create(body_ty, llvm::Function::InternalLinkage, name, m_);
+  reset_state();
   for (size_t i = 0; i < k_.buffers.size(); ++i) {
     fn_->addParamAttr(static_cast<unsigned>(i), llvm::Attribute::NoAlias);
     bufs_.push_back(fn_->getArg(static_cast<unsigned>(i)));
@@ -588,36 +664,60 @@ void Codegen::run(const std::string& symbol) {
   size_t nb = k_.buffers.size();
   scalars_ = fn_->getArg(nb);
   err_ = fn_->getArg(nb + 1);
-  Value* begin = fn_->getArg(nb + 2);
-  Value* end = fn_->getArg(nb + 3);
   fn_->addFnAttr(llvm::Attribute::NoUnwind);
   fn_->addFnAttr(llvm::Attribute::AlwaysInline);
   b_.SetInsertPoint(llvm::BasicBlock::Create(ctx_, "entry", fn_));
-  coords_.assign(std::max<size_t>(k_.domain.size(), 4), nullptr);
-  row_.assign(k_.ops.size(), nullptr);
-  elem_.assign(k_.ops.size(), nullptr);
-  acc_.assign(k_.ops.size(), Acc{});
-  switch (k_.kind) {
-    case KernelKind::Elementwise: gen_elementwise(begin, end); break;
-    case KernelKind::Rows: gen_rows(begin, end); break;
-    case KernelKind::MatMul: fail(ErrorKind::Runtime, "cpu codegen: MatMul kernels are generated by jit/cpu/matmul.cpp");
-  }
-  b_.CreateRet(b_.CreateTrunc(b_.CreateLoad(i64t, err_), b_.getInt32Ty()));
+  return fn_;
+}
 
-  // Entry: unpack KernelArgs {buffers, scalars, error}.
-  auto* entry_ty = llvm::FunctionType::get(b_.getInt32Ty(), {ptr, i64t, i64t}, false);
+void Codegen::make_entry(const std::string& symbol, llvm::Function* body, const std::vector<llvm::Type*>& extra) {
+  llvm::Type* ptr = b_.getPtrTy();
+  std::vector<llvm::Type*> params{ptr};
+  params.insert(params.end(), extra.begin(), extra.end());
+  auto* entry_ty = llvm::FunctionType::get(b_.getInt32Ty(), params, false);
   auto* entry = llvm::Function::Create(entry_ty, llvm::Function::ExternalLinkage, symbol, m_);
   entry->addFnAttr(llvm::Attribute::NoUnwind);
   b_.SetInsertPoint(llvm::BasicBlock::Create(ctx_, "entry", entry));
   Value* args = entry->getArg(0);
   Value* bufs = b_.CreateLoad(ptr, args);
   std::vector<Value*> call_args;
-  for (size_t i = 0; i < nb; ++i) call_args.push_back(b_.CreateLoad(ptr, b_.CreateConstGEP1_64(ptr, bufs, i)));
+  for (size_t i = 0; i < k_.buffers.size(); ++i) call_args.push_back(b_.CreateLoad(ptr, b_.CreateConstGEP1_64(ptr, bufs, i)));
   call_args.push_back(b_.CreateLoad(ptr, b_.CreateConstGEP1_64(ptr, args, 1)));
   call_args.push_back(b_.CreateLoad(ptr, b_.CreateConstGEP1_64(ptr, args, 2)));
-  call_args.push_back(entry->getArg(1));
-  call_args.push_back(entry->getArg(2));
-  b_.CreateRet(b_.CreateCall(fn_, call_args));
+  for (size_t i = 0; i < extra.size(); ++i) call_args.push_back(entry->getArg(static_cast<unsigned>(i + 1)));
+  b_.CreateRet(b_.CreateCall(body, call_args));
+}
+
+void Codegen::run(const std::string& symbol) {
+  llvm::Type* ptr = b_.getPtrTy();
+  llvm::Type* i64t = b_.getInt64Ty();
+  // Body: (buffers..., scalars, error, begin, end) with noalias buffers.
+  llvm::Function* body = begin_body(symbol + ".body", {i64t, i64t});
+  size_t nb = k_.buffers.size();
+  Value* begin = body->getArg(nb + 2);
+  Value* end = body->getArg(nb + 3);
+  switch (k_.kind) {
+    case KernelKind::Elementwise: gen_elementwise(begin, end); break;
+    case KernelKind::Rows: gen_rows(begin, end); break;
+    case KernelKind::MatMul: fail(ErrorKind::Runtime, "cpu codegen: MatMul kernels are generated by jit/cpu/matmul.cpp");
+  }
+  b_.CreateRet(b_.CreateTrunc(b_.CreateLoad(i64t, err_), b_.getInt32Ty()));
+  make_entry(symbol, body, {i64t, i64t});
+
+  if (!kernel_splits_reduction(k_)) return;
+  // Split reduction entries (see jit.h): <symbol>_part(args, row, begin, end, out)
+  // and <symbol>_finish(args, row, partials, nparts).
+  body = begin_body(symbol + "_part.body", {i64t, i64t, i64t, ptr});
+  body->addParamAttr(static_cast<unsigned>(nb + 5), llvm::Attribute::NoAlias);
+  gen_split_part(body->getArg(nb + 2), body->getArg(nb + 3), body->getArg(nb + 4), body->getArg(nb + 5));
+  b_.CreateRet(b_.CreateTrunc(b_.CreateLoad(i64t, err_), b_.getInt32Ty()));
+  make_entry(symbol + "_part", body, {i64t, i64t, i64t, ptr});
+
+  body = begin_body(symbol + "_finish.body", {i64t, ptr, i64t});
+  body->addParamAttr(static_cast<unsigned>(nb + 3), llvm::Attribute::NoAlias);
+  gen_split_finish(body->getArg(nb + 2), body->getArg(nb + 3), body->getArg(nb + 4));
+  b_.CreateRet(b_.CreateTrunc(b_.CreateLoad(i64t, err_), b_.getInt32Ty()));
+  make_entry(symbol + "_finish", body, {i64t, ptr, i64t});
 }
 
 }  // namespace

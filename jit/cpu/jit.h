@@ -33,6 +33,28 @@ struct KernelArgs {
 
 using KernelFn = int32_t (*)(const KernelArgs*, int64_t, int64_t);
 
+// Split reductions: a Rows kernel whose one loop only feeds reductions
+// (sum, prod, max, min) — a full `x.sum()`, `mean`, `var`, or a few long rows —
+// has too few rows to spread over threads. Its object then also holds
+//   int32_t <symbol>_part(const KernelArgs*, int64_t row, int64_t begin, int64_t end, void* out)
+//     accumulating inner elements [begin, end) of `row` into out[0..R) (R =
+//     the kernel's Reduce ops in op order, one 8-byte slot each, accumulator type)
+//   int32_t <symbol>_finish(const KernelArgs*, int64_t row, const void* partials, int64_t nparts)
+//     combining partials[p*R + i] for p in order and running the row's tail.
+// launch_kernel cuts each row into fixed chunks that depend only on its
+// length (not on the thread count), so results are deterministic.
+using RowPartFn = int32_t (*)(const KernelArgs*, int64_t, int64_t, int64_t, void*);
+using RowFinishFn = int32_t (*)(const KernelArgs*, int64_t, const void*, int64_t);
+
+struct KernelEntry {
+  KernelFn fn = nullptr;
+  RowPartFn part = nullptr;      ///< set when kernel_splits_reduction()
+  RowFinishFn finish = nullptr;
+};
+
+/// Whether the kernel's object carries the split-reduction entries.
+bool kernel_splits_reduction(const Kernel& kernel);
+
 struct ObjectCode {
   std::string symbol;  ///< entry symbol inside the object
   std::string bytes;   ///< ELF relocatable object
@@ -50,6 +72,8 @@ std::string kernel_symbol(const Kernel& kernel);
 ObjectCode compile_kernel_object(const Kernel& kernel, CompileTimes* times = nullptr);
 /// Links an object into the JIT (once per symbol) and returns its entry.
 KernelFn load_kernel_object(const ObjectCode& object);
+/// Same, with the split-reduction entries when the object has them.
+KernelEntry load_kernel_entry(const ObjectCode& object);
 /// The optimised LLVM IR of a kernel, for LT_DEBUG=4.
 std::string kernel_llvm_ir(const Kernel& kernel, bool optimized = true);
 
@@ -57,5 +81,7 @@ std::string kernel_llvm_ir(const Kernel& kernel, bool optimized = true);
 /// work is small or the kernel is `serial`. Throws lt::Error(Index) when the
 /// kernel reported a bad index.
 void launch_kernel(const Kernel& kernel, KernelFn fn, void* const* buffers, const int64_t* scalars);
+/// Same; uses the split-reduction entries when they are set and the rows are few and long.
+void launch_kernel(const Kernel& kernel, const KernelEntry& entry, void* const* buffers, const int64_t* scalars);
 
 }  // namespace lt::cpu

@@ -13,7 +13,8 @@
 //   sin/cos  n = round(x 2/pi), r = x - n pi/2 (two-part pi/2 with FMA),
 //          Taylor sin/cos on |r| <= pi/4, quadrant by n mod 4. float32 runs in
 //          double. Accurate for |x| < 1e9.
-//   erf    |x| < 2.5: (2/sqrt(pi)) x e^{-x^2} sum (2x^2)^k / (2k+1)!! (all terms
+//   erf    float32: rational x P(x^2)/Q(x^2) on [-4, 4] (one division).
+//          float64: |x| < 2.5: (2/sqrt(pi)) x e^{-x^2} sum (2x^2)^k / (2k+1)!! (all terms
 //          positive: no cancellation); |x| >= 2.5: 1 - erfc by continued fraction.
 // Measured maximum relative errors against the double reference are listed in
 // docs/cpu-jit.md and enforced by test/cpp/test_cpu_math.cpp.
@@ -134,7 +135,25 @@ struct Math {
     return bin(llvm::Intrinsic::copysign, y, x);
   }
 
+  // float32: x P(x^2) / Q(x^2) on x clamped to [-4, 4] (the rational
+  // approximation of Eigen/XLA's fast erf; max abs error 4.5e-7 measured):
+  // one division instead of the series, continued fraction and exp below.
+  Value* erf_f32(Value* x) {
+    static const double alpha[] = {-1.60960333262415e-02, -2.95459980854025e-03, -7.34990630326855e-04,
+                                   -5.69250639462346e-05, -2.10102402082508e-06, 2.77068142495902e-08,
+                                   -2.72614225801306e-10};
+    static const double beta[] = {-1.42647390514189e-02, -7.37332916720468e-03, -1.68282697438203e-03,
+                                  -2.13374055278905e-04, -1.45660718464996e-05};
+    Value* xc = bin(llvm::Intrinsic::minnum, bin(llvm::Intrinsic::maxnum, x, c(-4.0)), c(4.0));
+    Value* x2 = b.CreateFMul(xc, xc);
+    Value* p = b.CreateFMul(xc, poly(x2, std::vector<double>(alpha, alpha + 7)));
+    Value* q = poly(x2, std::vector<double>(beta, beta + 5));
+    Value* y = bin(llvm::Intrinsic::minnum, bin(llvm::Intrinsic::maxnum, b.CreateFDiv(p, q), c(-1.0)), c(1.0));
+    return b.CreateSelect(b.CreateFCmpUNO(x, x), x, y);
+  }
+
   Value* erf(Value* x) {
+    if (!f64) return erf_f32(x);
     Value* ax = un(llvm::Intrinsic::fabs, x);
     Value* x2 = b.CreateFMul(ax, ax);
     Value* e = exp(b.CreateFNeg(x2));

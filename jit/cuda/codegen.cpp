@@ -282,7 +282,7 @@ void Codegen::emit_signature(int block) {
 void Codegen::emit_stores(bool elem, int phase) {
   for (size_t id = 0; id < k_.ops.size(); ++id) {
     const KOp& o = k_.ops[id];
-    if (o.code != KOpCode::Store && o.code != KOpCode::AccumStore) continue;
+    if (!is_effect(o.code)) continue;
     if (k_.kind == KernelKind::Rows && (o.elem != elem || (elem && o.phase != phase))) continue;
     ensure(static_cast<int32_t>(id));
   }
@@ -343,7 +343,7 @@ void Codegen::gen_rows() {
     for (size_t id = 0; id < k_.ops.size(); ++id) {
       const KOp& o = k_.ops[id];
       if (o.code == KOpCode::Reduce && o.phase == p) reduces.push_back(static_cast<int32_t>(id));
-      if (o.elem && o.phase == p && (o.code == KOpCode::Store || o.code == KOpCode::AccumStore || o.code == KOpCode::Scan))
+      if (o.elem && o.phase == p && (is_effect(o.code) || o.code == KOpCode::Scan))
         roots.push_back(static_cast<int32_t>(id));
     }
     if (roots.empty() && reduces.empty()) continue;

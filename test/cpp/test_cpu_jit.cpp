@@ -80,6 +80,26 @@ BOOST_AUTO_TEST_CASE(reductions_match_reference_over_every_axis) {
     }
 }
 
+// Few long rows run as split reductions (per-chunk partials on all threads,
+// then an ordered combine): full sums, max/min, prod, mean/var tails, a
+// strided (transposed) input, bool and integer sums, and a NaN in one chunk.
+BOOST_AUTO_TEST_CASE(split_reductions_of_long_rows_match_reference) {
+  for (DType d : kAll) {
+    NodePtr x = random_input(d, {3, 100003}, -2, 2, 31);
+    check_against_reference({ops::sum(x), ops::sum(x, {1}), ops::amax(x, {1}), ops::amin(x)});
+    if (is_floating(d)) {
+      check_against_reference({ops::mean(x), ops::var(x, {1})});
+      check_against_reference({ops::sum(ops::permute(x, {1, 0}), {0})});
+      NodePtr small = random_input(d, {200001}, 0.999, 1.001, 32);
+      check_against_reference({ops::prod(small, {0})});
+    }
+  }
+  std::vector<double> v(300000, 1.0);
+  v[250000] = kNaN;
+  NodePtr n = input(DType::Float32, {300000}, v);
+  check_against_reference({ops::sum(n), ops::amax(n, {0}), ops::amin(n, {0})});
+}
+
 BOOST_AUTO_TEST_CASE(argmax_prefers_the_first_nan_and_the_first_tie) {
   NodePtr x = input(DType::Float32, {2, 4}, {1, 3, 3, 2, 1, kNaN, 5, kNaN});
   check_against_reference({ops::argmax(x, 1), ops::argmin(x, 1), ops::amax(x, {1})});

@@ -1,0 +1,94 @@
+// bench/probe_cpu.cpp — runs one benchmark workload a few times (for LT_DEBUG=2/4
+// inspection of its kernels while tuning the JIT).
+//   probe_cpu chain10|gelu_expr|sum|softmax|layer_norm [repeat]
+#include <time.h>
+
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+
+#include <algorithm>
+#include <vector>
+
+#include "jit/cpu/jit.h"
+#include "lazy/lazytensor.h"
+#include "scheduler/plan.h"
+#include "trace/capture.h"
+
+static double tcpu() {
+  timespec t;
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+  return t.tv_sec * 1e3 + t.tv_nsec * 1e-6;
+}
+
+// Compile-only: the kernels of the bench's compile-time trace, each compiled
+// `repeat` times; prints the median thread CPU ms per kernel.
+static int compile_probe(int repeat) {
+  using namespace lt;
+  Tensor y = randn({1000, 77}, 10);
+  lt::sync(y);
+  Tensor r = layer_norm(gelu(y) * 2.0 + 1.0, {77}) + softmax(y, 0);
+  NodePtr root = r.node();
+  CapturedTrace ct = capture_trace({&root, 1});
+  Plan plan = schedule(ct.trace, fusion_policy("default"));
+  std::vector<double> all;
+  for (const Kernel& k : plan.kernels) {
+    std::vector<double> t;
+    cpu::CompileTimes ct2;
+    for (int i = 0; i < repeat; ++i) {
+      double c0 = tcpu();
+      cpu::compile_kernel_object(k, &ct2);
+      t.push_back(tcpu() - c0);
+    }
+    std::sort(t.begin(), t.end());
+    all.push_back(t[t.size() / 2]);
+    std::printf("%-32s %7.2f ms cpu (ops %zu)\n", k.name.c_str(), t[t.size() / 2], k.ops.size());
+  }
+  std::sort(all.begin(), all.end());
+  std::printf("median per kernel %.2f ms cpu, %zu kernels\n", all[all.size() / 2], all.size());
+  return 0;
+}
+
+int main(int argc, char** argv) {
+  using namespace lt;
+  std::string w = argc > 1 ? argv[1] : "gelu_expr";
+  int repeat = argc > 2 ? std::atoi(argv[2]) : 5;
+  if (w == "compile") return compile_probe(repeat);
+  const int64_t n = int64_t{16} << 20;
+  Tensor x = randn({n}, 1), s = randn({4096, 4096}, 2), l = randn({8192, 1024}, 3);
+  Tensor wt = randn({1024}, 4), b = randn({1024}, 5);
+  lt::sync({x, s, l, wt, b});
+  for (int i = 0; i < repeat; ++i) {
+    if (std::getenv("PROBE_AB")) {
+      if (i % 2) setenv("LT_NO_SPLIT", "1", 1);
+      else unsetenv("LT_NO_SPLIT");
+    }
+    auto t0 = std::chrono::steady_clock::now();
+    timespec c0, c1;
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &c0);
+    Tensor y;
+    if (w == "chain10") {
+      y = x * 1.5 + 0.25;
+      y = maximum(y, x) - 0.5;
+      y = minimum(y, x * 2.0);
+      y = where(x > 0.0, y, y * 0.5);
+      y = y + 1.0;
+    } else if (w == "gelu_expr") {
+      y = gelu(x * 1.5 + 0.25) * sigmoid(x) + 0.5 * x;
+    } else if (w == "sum") {
+      y = x.sum();
+    } else if (w == "softmax") {
+      y = softmax(s, -1);
+    } else if (w == "layer_norm") {
+      y = layer_norm(l, {1024}, wt, b);
+    }
+    lt::sync(y);
+    double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &c1);
+    double cpu = (c1.tv_sec - c0.tv_sec) * 1e3 + (c1.tv_nsec - c0.tv_nsec) * 1e-6;
+    std::printf("%s %.3f ms wall %.3f ms cpu\n", w.c_str(), ms, cpu);
+  }
+  return 0;
+}
