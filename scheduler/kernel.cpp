@@ -25,6 +25,37 @@ const char* kop_name(KOpCode code) {
   return "?";
 }
 
+MatMulChecks matmul_unread_checks(const Kernel& k) {
+  MatMulChecks out;
+  size_t n = k.ops.size();
+  // Ops are topologically ordered: one backward sweep marks what values read.
+  std::vector<char> read(n, 0);
+  auto mark = [&](int32_t id) {
+    if (id >= 0) read[id] = 1;
+  };
+  mark(k.mm_lhs), mark(k.mm_rhs);
+  for (size_t id = 0; id < n; ++id)
+    if (k.ops[id].code == KOpCode::Store || k.ops[id].code == KOpCode::AccumStore) read[id] = 1;
+  // coords[id]: bit a set when op id reads Coord(a).
+  std::vector<uint8_t> coords(n, 0);
+  for (size_t id = 0; id < n; ++id) {
+    const KOp& o = k.ops[id];
+    if (o.code == KOpCode::Coord) coords[id] = static_cast<uint8_t>(1u << o.imm);
+    for (int i = 0; i < o.num_inputs; ++i) coords[id] |= coords[o.inputs[i]];
+  }
+  for (size_t id = n; id-- > 0;)
+    if (read[id])
+      for (int i = 0; i < k.ops[id].num_inputs; ++i) read[k.ops[id].inputs[i]] = 1;
+  for (size_t id = 0; id < n; ++id) {
+    if (k.ops[id].code != KOpCode::CheckIndex || read[id]) continue;
+    auto i = static_cast<int32_t>(id);
+    if (!(coords[id] & 8u)) out.epilogue.push_back(i);
+    else if (coords[id] & 4u) out.rhs.push_back(i);
+    else out.lhs.push_back(i);
+  }
+  return out;
+}
+
 std::string hash_hex(const Hash128& h) {
   static const char* digits = "0123456789abcdef";
   std::string s(32, '0');

@@ -136,6 +136,17 @@ struct Kernel {
   int64_t bytes_moved() const;
 };
 
+/// MatMul kernels: the CheckIndex ops no value reads (a gather whose gathered
+/// value folded to a constant, e.g. one_hot's range check), grouped by where a
+/// backend evaluates them. A check that reads Coord(3) (k) belongs to an
+/// operand and runs where that operand's elements are read (the rhs's when it
+/// also reads Coord(2), else the lhs's); any other runs in the epilogue at
+/// (b, m, n). Checks that a value reads run with that value.
+struct MatMulChecks {
+  std::vector<int32_t> epilogue, lhs, rhs;
+};
+MatMulChecks matmul_unread_checks(const Kernel& kernel);
+
 /// 32 hex digits (Hash128::hex lives in ir/ but is not defined there yet).
 std::string hash_hex(const Hash128& h);
 

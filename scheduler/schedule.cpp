@@ -671,12 +671,17 @@ void Scheduler::build_all() {
   for (int32_t o : t_.outputs) plan_.outputs.push_back(node_buffer_[o]);
 }
 
-// The last node of the matmul's single-consumer elementwise chain (the matmul itself when none).
+// The last node of the matmul's single-consumer elementwise chain (the matmul
+// itself when none). The chain stops at a movement other than a reshape: past
+// a transpose the product is read at other coordinates, so storing that end
+// would not make an epilogue, only one more kernel (autograd's dW = (XᵀG)ᵀ).
 int32_t Scheduler::matmul_chain_end(int32_t mm) {
   int32_t x = mm;
   while (consumers_[x].size() == 1 && !mat_[consumers_[x][0]]) {
-    OpKind ck = op_kind(t_.nodes[consumers_[x][0]].op);
+    const TraceNode& c = t_.nodes[consumers_[x][0]];
+    OpKind ck = op_kind(c.op);
     if (ck != OpKind::Unary && ck != OpKind::Binary && ck != OpKind::Ternary && ck != OpKind::Movement) break;
+    if (ck == OpKind::Movement && c.op != Op::Reshape) break;
     x = consumers_[x][0];
   }
   while (x != mm && op_kind(t_.nodes[x].op) == OpKind::Movement) x = t_.nodes[x].inputs[0];

@@ -226,6 +226,8 @@ Kernel pack_kernel(const Kernel& k, bool lhs, const Blocking& bl, const Dims& d)
   int32_t lin = s.bin(Op::Mul, s.bin(Op::Add, s.bin(Op::Mul, cb, s.iconst(panels)), p), s.iconst(d.K));
   lin = s.bin(Op::Add, s.bin(Op::Mul, s.bin(Op::Add, lin, ck), s.iconst(R)), r);
   s.store(dst, lin, value);
+  MatMulChecks checks = matmul_unread_checks(k);
+  for (int32_t id : lhs ? checks.lhs : checks.rhs) s.copy(id, coords);
   return std::move(s.kernel());
 }
 
@@ -238,6 +240,7 @@ Kernel epilogue_kernel(const Kernel& k) {
     if (o.code != KOpCode::Store && o.code != KOpCode::AccumStore) continue;
     s.copy(static_cast<int32_t>(id), coords);
   }
+  for (int32_t id : matmul_unread_checks(k).epilogue) s.copy(id, coords);
   s.kernel().domain = Shape{k.domain[0], k.domain[1], k.domain[2]};
   return std::move(s.kernel());
 }
@@ -359,6 +362,7 @@ struct Table {
   UkrFn ukr;
   Blocking bl;
   Dims d;
+  bool checks_a, checks_b;  ///< the operand has index checks no value reads (matmul_unread_checks)
 };
 
 UkrFn ukr_for(DType dt, const Blocking& bl) {
@@ -404,6 +408,9 @@ std::shared_ptr<const Table> table_for(const Kernel& k, KernelFn fn) {
   t->bl.kc = cfg >> 24;
   t->ukr = ukr_for(k.buffers[k.mm_acc].dtype, t->bl);
   t->d = dims_of(k, t->bl);
+  MatMulChecks checks = matmul_unread_checks(k);
+  t->checks_a = !checks.lhs.empty();
+  t->checks_b = !checks.rhs.empty();
   tables().emplace(fn, t);
   return t;
 }
@@ -496,8 +503,10 @@ void pack_strided(const E* src, E* dst, int64_t base, int64_t extent, int64_t K,
 }
 
 // Packs with pack_strided when the operand is a strided view with a constant base; false otherwise.
-bool pack_direct(const Kernel& k, bool lhs, void* const* buffers, char* dst, int64_t es, int64_t R, const Dims& d) {
+bool pack_direct(const Kernel& k, bool lhs, void* const* buffers, char* dst, int64_t es, int64_t R, const Table& t) {
+  const Dims& d = t.d;
   const MatMulView& v = lhs ? k.mm_lhs_view : k.mm_rhs_view;
+  if (lhs ? t.checks_a : t.checks_b) return false;  // the generated pack kernel evaluates the operand's index checks
   if (!v.valid() || k.ops[v.base].code != KOpCode::Const || (lhs ? d.batch_a : d.batch_b) != 1) return false;
   int64_t base = k.ops[v.base].imm, extent = lhs ? d.M : d.N;
   int64_t s_panel = lhs ? v.row_stride : v.col_stride, s_k = lhs ? v.col_stride : v.row_stride;
@@ -565,12 +574,12 @@ void launch_matmul(const Kernel& k, KernelFn fn, void* const* buffers, const int
   std::vector<void*> bufs(buffers, buffers + nb);
   bufs.push_back(Ap);
   KernelArgs pa{bufs.data(), scalars, &err};
-  if (!pack_direct(k, true, buffers, Ap, es, MR, d)) run_elementwise(t.pack_a, &pa, d.batch_a * d.M * d.K);
+  if (!pack_direct(k, true, buffers, Ap, es, MR, t)) run_elementwise(t.pack_a, &pa, d.batch_a * d.M * d.K);
   auto t_pa = now();
   std::vector<void*> bufs_b(buffers, buffers + nb);
   bufs_b.push_back(Bp);
   KernelArgs pb{bufs_b.data(), scalars, &err};
-  if (!pack_direct(k, false, buffers, Bp, es, NR, d)) run_elementwise(t.pack_b, &pb, d.batch_b * d.N * d.K);
+  if (!pack_direct(k, false, buffers, Bp, es, NR, t)) run_elementwise(t.pack_b, &pb, d.batch_b * d.N * d.K);
   auto t_packed = now();
   if (env_int("LT_MM_UKRBENCH", 0) && d.K >= 256 && d.P > 0 && d.Q > 0) {
     char* tile = thread_tile(static_cast<size_t>(MR * NR * es));

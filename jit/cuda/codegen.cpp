@@ -435,8 +435,10 @@ void Codegen::gen_matmul() {
   line("for (int i = 0; i < 4; ++i) for (int j = 0; j < 4; ++j) acc[i][j] = " + (dt == DType::Bool ? std::string("false") : "(" + T + ")0") + ";");
   open("for (long long k0 = 0; k0 < " + std::to_string(K) + "LL; k0 += " + std::to_string(BK) + ")");
   // Stage lhs (k fastest: row-major A is contiguous in k) and rhs (n fastest).
+  MatMulChecks checks = matmul_unread_checks(k_);
   auto stage = [&](int32_t root, const std::string& dst, const char* ci, const char* cj, int fast, const std::string& lim_i,
-                   const std::string& lim_j, const std::string& base_i, const std::string& base_j, int slow_extent) {
+                   const std::string& lim_j, const std::string& base_i, const std::string& base_j, int slow_extent,
+                   const std::vector<int32_t>& operand_checks) {
     open("for (int e = threadIdx.x; e < " + std::to_string(fast * slow_extent) + "; e += " + std::to_string(block) + ")");
     line("const int ef = e % " + std::to_string(fast) + ", es = e / " + std::to_string(fast) + ";");
     line("const long long " + std::string(ci) + " = " + base_i + " + es, " + cj + " = " + base_j + " + ef;");
@@ -444,15 +446,16 @@ void Codegen::gen_matmul() {
     open("if (" + std::string(ci) + " < " + lim_i + " && " + cj + " < " + lim_j + ")");
     std::vector<char> saved = have_;
     line("val = " + ensure(root) + ";");
+    for (int32_t id : operand_checks) ensure(id);
     have_ = saved;
     close();
     line(dst + " = val;");
     close();
   };
   // lhs element (b, m, k) at coords c0, c1, c3: fast index k, slow index m.
-  stage(k_.mm_lhs, "As[ef][es]", "c1", "c3", BK, std::to_string(M) + "LL", std::to_string(K) + "LL", "m0", "k0", BM);
+  stage(k_.mm_lhs, "As[ef][es]", "c1", "c3", BK, std::to_string(M) + "LL", std::to_string(K) + "LL", "m0", "k0", BM, checks.lhs);
   // rhs element (b, k, n) at coords c0, c3, c2: fast index n, slow index k.
-  stage(k_.mm_rhs, "Bs[es][ef]", "c3", "c2", BN, std::to_string(K) + "LL", std::to_string(N) + "LL", "k0", "n0", BK);
+  stage(k_.mm_rhs, "Bs[es][ef]", "c3", "c2", BN, std::to_string(K) + "LL", std::to_string(N) + "LL", "k0", "n0", BK, checks.rhs);
   line("__syncthreads();");
   line("#pragma unroll");
   open("for (int kk = 0; kk < " + std::to_string(BK) + "; ++kk)");
@@ -485,7 +488,11 @@ void Codegen::gen_matmul() {
       line("const " + T + " " + v(static_cast<int32_t>(id)) + " = acc[i][j];");
       have_[id] = 1;
     }
-  emit_stores(true, 0);
+  // Only the epilogue's own effects here: an operand's index checks read
+  // Coord(3) and ran while staging it.
+  for (size_t id = 0; id < k_.ops.size(); ++id)
+    if (k_.ops[id].code == KOpCode::Store || k_.ops[id].code == KOpCode::AccumStore) ensure(static_cast<int32_t>(id));
+  for (int32_t id : checks.epilogue) ensure(id);
   have_ = saved;
   close();
   close();
