@@ -241,7 +241,7 @@ std::vector<BufferPtr> CpuBackend::run(const Trace& trace, const RunOptions& opt
   for (size_t ki = 0; ki < plan.kernels.size(); ++ki) {
     const Kernel& k = plan.kernels[ki];
     ptrs.clear();
-    for (const KernelBuffer& kb : k.buffers) ptrs.push_back(data[kb.plan_buffer]);
+    for (const KernelBuffer& kb : k.buffers) ptrs.push_back(kb.plan_buffer >= 0 ? data[kb.plan_buffer] : nullptr);
     scalars.clear();
     for (size_t s = 0; s < k.scalar_types.size(); ++s) {
       const ScalarValue& v = trace.scalars.at(k.scalar_slots[s]);

@@ -215,7 +215,7 @@ std::vector<BufferPtr> CudaBackend::run(const Trace& trace, const RunOptions& op
       const LoadedKernel& lk = exe->kernels[ki];
       if (lk.items <= 0) continue;
       args.clear();
-      for (const KernelBuffer& kb : k.buffers) args.push_back(ptr[kb.plan_buffer]);
+      for (const KernelBuffer& kb : k.buffers) args.push_back(kb.plan_buffer >= 0 ? ptr[kb.plan_buffer] : cuda::DevicePtr{});
       scalars.clear();
       for (size_t s = 0; s < k.scalar_types.size(); ++s) {
         const ScalarValue& v = trace.scalars.at(k.scalar_slots[s]);

@@ -25,6 +25,37 @@ const char* kop_name(KOpCode code) {
   return "?";
 }
 
+MatMulChecks matmul_unread_checks(const Kernel& k) {
+  MatMulChecks out;
+  size_t n = k.ops.size();
+  // Ops are topologically ordered: one backward sweep marks what values read.
+  std::vector<char> read(n, 0);
+  auto mark = [&](int32_t id) {
+    if (id >= 0) read[id] = 1;
+  };
+  mark(k.mm_lhs), mark(k.mm_rhs);
+  for (size_t id = 0; id < n; ++id)
+    if (k.ops[id].code == KOpCode::Store || k.ops[id].code == KOpCode::AccumStore) read[id] = 1;
+  // coords[id]: bit a set when op id reads Coord(a).
+  std::vector<uint8_t> coords(n, 0);
+  for (size_t id = 0; id < n; ++id) {
+    const KOp& o = k.ops[id];
+    if (o.code == KOpCode::Coord) coords[id] = static_cast<uint8_t>(1u << o.imm);
+    for (int i = 0; i < o.num_inputs; ++i) coords[id] |= coords[o.inputs[i]];
+  }
+  for (size_t id = n; id-- > 0;)
+    if (read[id])
+      for (int i = 0; i < k.ops[id].num_inputs; ++i) read[k.ops[id].inputs[i]] = 1;
+  for (size_t id = 0; id < n; ++id) {
+    if (k.ops[id].code != KOpCode::CheckIndex || read[id]) continue;
+    auto i = static_cast<int32_t>(id);
+    if (!(coords[id] & 8u)) out.epilogue.push_back(i);
+    else if (coords[id] & 4u) out.rhs.push_back(i);
+    else out.lhs.push_back(i);
+  }
+  return out;
+}
+
 std::string hash_hex(const Hash128& h) {
   static const char* digits = "0123456789abcdef";
   std::string s(32, '0');
@@ -67,13 +98,17 @@ Hash128 Kernel::hash() const {
     h.add(static_cast<uint64_t>(o.imm)).add(static_cast<uint64_t>(o.imm2)).add_double(o.fimm);
   }
   h.add(static_cast<uint64_t>(static_cast<int64_t>(mm_lhs))).add(static_cast<uint64_t>(static_cast<int64_t>(mm_rhs)));
-  h.add(static_cast<uint64_t>(static_cast<int64_t>(mm_out)));
+  h.add(static_cast<uint64_t>(static_cast<int64_t>(mm_acc)));
+  for (const MatMulView* v : {&mm_lhs_view, &mm_rhs_view})
+    h.add(static_cast<uint64_t>(static_cast<int64_t>(v->buffer))).add(static_cast<uint64_t>(static_cast<int64_t>(v->base)))
+        .add(static_cast<uint64_t>(v->row_stride)).add(static_cast<uint64_t>(v->col_stride));
   return h.finish();
 }
 
 int64_t Kernel::bytes_moved() const {
   int64_t n = 0;
-  for (const KernelBuffer& b : buffers) n += b.numel * static_cast<int64_t>(dtype_size(b.dtype));
+  for (const KernelBuffer& b : buffers)
+    if (b.plan_buffer >= 0) n += b.numel * static_cast<int64_t>(dtype_size(b.dtype));
   return n;
 }
 
@@ -106,7 +141,13 @@ std::string print_kernel(const Kernel& k) {
     if (k.kind == KernelKind::Rows) absl::StrAppend(&s, o.elem ? " elem p" : " row after ", o.phase);
     absl::StrAppend(&s, "\n");
   }
-  if (k.kind == KernelKind::MatMul) absl::StrAppend(&s, "  matmul lhs=%", k.mm_lhs, " rhs=%", k.mm_rhs, " out=buf", k.mm_out, "\n");
+  if (k.kind == KernelKind::MatMul) {
+    absl::StrAppend(&s, "  matmul lhs=%", k.mm_lhs, " rhs=%", k.mm_rhs, " acc=buf", k.mm_acc, "\n");
+    for (const MatMulView* v : {&k.mm_lhs_view, &k.mm_rhs_view})
+      if (v->valid())
+        absl::StrAppend(&s, "  ", v == &k.mm_lhs_view ? "lhs" : "rhs", " view buf", v->buffer, " base=%", v->base,
+                        " strides=(", v->row_stride, ", ", v->col_stride, ")\n");
+  }
   return s;
 }
 

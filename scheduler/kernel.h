@@ -24,8 +24,19 @@
 //     Row-level stores run after the last phase.
 //   MatMul: domain = [batch, M, N, K], outer_rank 2 (rows = batch*M). `mm_lhs`
 //     is the lhs element at coords (b, m, k) and `mm_rhs` the rhs element at
-//     (b, k, n), both as op DAGs over Coord(0..3); the result row is written
-//     to buffer `mm_out` at ((b*M + m)*N + n). Backends choose the loop order.
+//     (b, k, n), both as op DAGs over Coord(0..3). The product P[b, m, n]
+//     (accumulated in the output dtype) is read by the *epilogue*: the
+//     kernel's Store ops, an elementwise DAG over Coord(0..2) in which
+//     `Load(mm_acc, (b*M + m)*N + n)` is P at the element's own coordinates.
+//     `mm_acc` is a virtual buffer (plan_buffer -1, bound to nothing): the
+//     backend serves it from the output tile it just accumulated, so bias,
+//     activation, scaling, residual adds and casts run on the tile while it
+//     is in cache. A plain matmul's epilogue is Store(out, i, Load(mm_acc, i)).
+//     `mm_lhs_view` / `mm_rhs_view` say, when the operand is a plain strided
+//     view of a buffer, where element (b, row, col) lives:
+//     buffer[base(b) + row*row_stride + col*col_stride], base an i64 DAG over
+//     Coord(0) (the lhs's row is m and col k; the rhs's row is k and col n).
+//     Backends choose loop order, tiling and packing.
 //
 // Errors: CheckIndex clamps a data-dependent index into range (so no access
 // is ever out of bounds) and records the first bad value in the launch's error
@@ -91,6 +102,14 @@ struct KernelBuffer {
   int32_t plan_buffer;  ///< Plan buffer id (binding; not part of the kernel hash)
 };
 
+/// A matmul operand that is a plain strided view of one buffer (see MatMul above).
+struct MatMulView {
+  int32_t buffer = -1;  ///< kernel buffer; -1: not a strided view (use the element DAG)
+  int32_t base = -1;    ///< op id of the i64 base offset (depends on Coord(0) at most)
+  int64_t row_stride = 0, col_stride = 0;
+  bool valid() const { return buffer >= 0; }
+};
+
 struct Kernel {
   std::string name;  ///< e.g. "k3_rows_reduce_sum" (debug only; not hashed)
   KernelKind kind = KernelKind::Elementwise;
@@ -102,7 +121,9 @@ struct Kernel {
   std::vector<DType> scalar_types;    ///< kernel scalar slots
   std::vector<int32_t> scalar_slots;  ///< trace scalar index of each slot (binding; not hashed)
   std::vector<KOp> ops;
-  int32_t mm_lhs = -1, mm_rhs = -1, mm_out = -1;  ///< MatMul only
+  int32_t mm_lhs = -1, mm_rhs = -1;  ///< MatMul only: operand element DAGs
+  int32_t mm_acc = -1;               ///< MatMul only: the virtual product buffer read by the epilogue
+  MatMulView mm_lhs_view, mm_rhs_view;  ///< MatMul only: strided operand layout when known
   /// Nodes of Plan::simplified this kernel computes (its root and what it
   /// inlined), for the fusion lab's pictures; not part of the hash.
   std::vector<int32_t> trace_nodes;
@@ -114,6 +135,17 @@ struct Kernel {
   /// Bytes read and written once per launch (for GB/s in LT_DEBUG=2).
   int64_t bytes_moved() const;
 };
+
+/// MatMul kernels: the CheckIndex ops no value reads (a gather whose gathered
+/// value folded to a constant, e.g. one_hot's range check), grouped by where a
+/// backend evaluates them. A check that reads Coord(3) (k) belongs to an
+/// operand and runs where that operand's elements are read (the rhs's when it
+/// also reads Coord(2), else the lhs's); any other runs in the epilogue at
+/// (b, m, n). Checks that a value reads run with that value.
+struct MatMulChecks {
+  std::vector<int32_t> epilogue, lhs, rhs;
+};
+MatMulChecks matmul_unread_checks(const Kernel& kernel);
 
 /// 32 hex digits (Hash128::hex lives in ir/ but is not defined there yet).
 std::string hash_hex(const Hash128& h);

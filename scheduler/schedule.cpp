@@ -53,6 +53,8 @@ struct Ctx {
   absl::flat_hash_map<int32_t, int32_t> buffer_of, scalar_of;
   absl::flat_hash_map<std::pair<int32_t, std::vector<int32_t>>, int32_t> memo;
   absl::flat_hash_set<int32_t> inlined;
+  int32_t epi_mm = -1;   ///< MatMul kernels: the matmul node whose product this kernel computes
+  int32_t acc_buf = -1;  ///< MatMul kernels: kernel buffer of the virtual product (Kernel::mm_acc)
 };
 
 class Scheduler {
@@ -74,6 +76,10 @@ class Scheduler {
   Kernel make(int32_t root, const Shape& domain, int32_t outer_rank, bool collapse, const Body& body);
   Ctx attempt(int32_t root, const Shape& domain, int32_t outer_rank, bool fixed, bool collapse, const Body& body);
   void assign_temp_slots();
+  Kernel matmul_kernel(int32_t root, int32_t mm, bool fold);
+  void push_matmul(int32_t root, int32_t mm);
+  int32_t epilogue_candidate(int32_t root);
+  int32_t matmul_chain_end(int32_t mm);
 
   const Trace& t_;
   const FusionPolicy& policy_;
@@ -81,6 +87,7 @@ class Scheduler {
   std::vector<int32_t> node_buffer_;
   Plan plan_;
   std::vector<absl::flat_hash_set<int32_t>> inlined_per_kernel_;
+  std::vector<std::vector<int32_t>> consumers_;
 };
 
 int64_t count_divmod(const Kernel& k) {
@@ -317,7 +324,14 @@ int32_t Scheduler::emit_uncached(Ctx& c, int32_t node, const Coords& co) {
       DType acc = n.op == Op::ArgMax || n.op == Op::ArgMin ? x.dtype : n.dtype;
       return kb.reduce(n.op, n.dtype, kb.compute(Op::Cast, acc, {v}));
     }
-    default: throw NeedMaterialize{node};  // matmul, cumsum, scatter: their own kernels
+    case OpKind::MatMul: {
+      // Only as the product of this MatMul kernel, read at the element's own coordinates.
+      if (node != c.epi_mm || co.size() != c.lc.size()) throw NeedMaterialize{node};
+      for (size_t i = 0; i < co.size(); ++i)
+        if (co[i] != c.lc[i]) throw NeedMaterialize{node};
+      return kb.load(c.acc_buf, kb.linear(co.data(), n.shape), n.dtype);
+    }
+    default: throw NeedMaterialize{node};  // cumsum, scatter: their own kernels
   }
 }
 
@@ -390,30 +404,9 @@ void Scheduler::build_kernels_for(int32_t node) {
     c.kb.store(kbuf(c, out, true), c.kb.linear(co.data(), n.shape), emit(c, node, co));
   };
   switch (op_kind(n.op)) {
-    case OpKind::MatMul: {
-      const TraceNode &a = t_.nodes[n.inputs[0]], &b = t_.nodes[n.inputs[1]];
-      size_t r = n.shape.size();
-      auto batch = absl::MakeConstSpan(n.shape).subspan(0, r - 2);
-      int64_t M = n.shape[r - 2], N = n.shape[r - 1], K = a.shape[r - 1];
-      Shape domain{shape_numel(batch), M, N, K};
-      Ctx c;
-      c.root = node;
-      c.k.domain = domain;
-      c.k.kind = KernelKind::MatMul;
-      c.k.outer_rank = 2;
-      Coords bc = unravel(c, c.kb.coord(0), batch);
-      Coords ac = bc, rc = bc;
-      ac.push_back(c.kb.coord(1)), ac.push_back(c.kb.coord(3));
-      rc.push_back(c.kb.coord(3)), rc.push_back(c.kb.coord(2));
-      c.k.mm_lhs = emit(c, n.inputs[0], ac);
-      c.k.mm_rhs = emit(c, n.inputs[1], rc);
-      c.k.mm_out = kbuf(c, out, true);
-      (void)b;
-      assign_phases(c.k);
-      inlined_per_kernel_.push_back(std::move(c.inlined));
-      push(std::move(c.k));
+    case OpKind::MatMul:
+      push_matmul(node, node);
       return;
-    }
     case OpKind::Scan: {
       int64_t axis = n.attrs[0];
       Shape domain;
@@ -467,6 +460,11 @@ void Scheduler::build_kernels_for(int32_t node) {
     }
     default: break;
   }
+  // An elementwise root over a matmul's product is that matmul's epilogue.
+  if (int32_t mm = epilogue_candidate(node); mm >= 0) {
+    push_matmul(node, mm);
+    return;
+  }
   // Elementwise / movement / source / concat / gather roots: the root's own
   // domain; if a reduction feeds it per row, the reduction's domain.
   try {
@@ -493,6 +491,163 @@ void Scheduler::build_kernels_for(int32_t node) {
   }
 }
 
+// ---- matmul kernels -------------------------------------------------------------
+
+// Does op `id` (transitively) read Coord(axis)?
+bool reads_coord(const Kernel& k, int32_t id, int axis, std::vector<int8_t>& memo) {
+  if (memo[id] >= 0) return memo[id];
+  const KOp& o = k.ops[id];
+  bool r = o.code == KOpCode::Coord && o.imm == axis;
+  for (int i = 0; i < o.num_inputs && !r; ++i) r = reads_coord(k, o.inputs[i], axis, memo);
+  memo[id] = r;
+  return r;
+}
+bool reads_coord(const Kernel& k, int32_t id, int axis) {
+  std::vector<int8_t> memo(k.ops.size(), -1);
+  return reads_coord(k, id, axis, memo);
+}
+
+// offset = row*Coord(row_axis) + col*Coord(col_axis) + sum(terms) + constant,
+// where every term depends on Coord(0) at most.
+struct Affine {
+  int64_t row = 0, col = 0, constant = 0;
+  std::vector<std::pair<int32_t, int64_t>> terms;  // (op, multiplier)
+};
+
+bool affine(const Kernel& k, KernelBuilder& kb, int32_t id, int row_axis, int col_axis, int64_t scale, Affine& out) {
+  const KOp& o = k.ops[id];
+  int64_t c;
+  if (o.code == KOpCode::Coord && (o.imm == row_axis || o.imm == col_axis)) {
+    (o.imm == row_axis ? out.row : out.col) += scale;
+    return true;
+  }
+  if (kb.is_const(id, &c)) {
+    out.constant += scale * c;
+    return true;
+  }
+  if (o.code == KOpCode::Compute && o.dtype == DType::Int64) {
+    if (o.op == Op::Add) return affine(k, kb, o.inputs[0], row_axis, col_axis, scale, out) &&
+                                affine(k, kb, o.inputs[1], row_axis, col_axis, scale, out);
+    if (o.op == Op::Sub) return affine(k, kb, o.inputs[0], row_axis, col_axis, scale, out) &&
+                                affine(k, kb, o.inputs[1], row_axis, col_axis, -scale, out);
+    if (o.op == Op::Mul && kb.is_const(o.inputs[1], &c)) return affine(k, kb, o.inputs[0], row_axis, col_axis, scale * c, out);
+    if (o.op == Op::Mul && kb.is_const(o.inputs[0], &c)) return affine(k, kb, o.inputs[1], row_axis, col_axis, scale * c, out);
+  }
+  for (int axis = 1; axis < 4; ++axis)
+    if (reads_coord(k, id, axis)) return false;
+  out.terms.push_back({id, scale});
+  return true;
+}
+
+// The operand as (buffer, base(b), row stride, col stride) when it is a plain strided view.
+MatMulView strided_view(Kernel& k, KernelBuilder& kb, int32_t value, int row_axis, int col_axis) {
+  const KOp& o = k.ops[value];
+  if (o.code != KOpCode::Load) return {};
+  Affine a;
+  if (!affine(k, kb, o.inputs[0], row_axis, col_axis, 1, a)) return {};
+  MatMulView v;
+  v.buffer = static_cast<int32_t>(o.imm);
+  v.row_stride = a.row;
+  v.col_stride = a.col;
+  int32_t base = kb.iconst(a.constant);
+  for (auto [t, m] : a.terms) base = kb.add(base, kb.muli(t, m));
+  v.base = base;
+  return v;
+}
+
+// A not-yet-materialised matmul inside `root`'s expression with as many
+// elements as `root`: the root may be its epilogue.
+int32_t Scheduler::epilogue_candidate(int32_t root) {
+  const TraceNode& r = t_.nodes[root];
+  OpKind rk = op_kind(r.op);
+  if (rk != OpKind::Unary && rk != OpKind::Binary && rk != OpKind::Ternary && rk != OpKind::Movement) return -1;
+  std::vector<int32_t> stack{root};
+  absl::flat_hash_set<int32_t> seen{root};
+  while (!stack.empty()) {
+    int32_t id = stack.back();
+    stack.pop_back();
+    const TraceNode& n = t_.nodes[id];
+    if (op_kind(n.op) == OpKind::MatMul) {
+      if (shape_numel(n.shape) == shape_numel(r.shape)) return id;
+      continue;
+    }
+    OpKind k = op_kind(n.op);
+    if (k != OpKind::Unary && k != OpKind::Binary && k != OpKind::Ternary && k != OpKind::Movement) continue;
+    for (int32_t in : n.inputs)
+      if (!mat_[in] && seen.insert(in).second) stack.push_back(in);
+  }
+  return -1;
+}
+
+void Scheduler::push_matmul(int32_t root, int32_t mm) {
+  Kernel k;
+  try {
+    k = matmul_kernel(root, mm, false);
+    // A batch-invariant rhs (x[B, T, K] @ w[K, N]): fold the batch into M.
+    if (k.domain[0] > 1 && !reads_coord(k, k.mm_rhs, 0)) {
+      inlined_per_kernel_.pop_back();
+      k = matmul_kernel(root, mm, true);
+    }
+  } catch (const DomainMismatch&) {
+    if (root == mm) throw;
+    throw NeedMaterialize{mm};  // e.g. a reduction in the epilogue: the product gets its own kernel
+  } catch (const AbortAttempt&) {
+    if (root == mm) throw DomainMismatch{mm};
+    throw NeedMaterialize{mm};
+  }
+  static const char* kinds[] = {"elementwise", "rows", "matmul"};
+  k.name = cat("k", plan_.kernels.size(), "_", kinds[static_cast<int>(k.kind)], "_", op_name(t_.nodes[root].op));
+  plan_.kernels.push_back(std::move(k));
+}
+
+Kernel Scheduler::matmul_kernel(int32_t root, int32_t mm, bool fold) {
+  const TraceNode& n = t_.nodes[mm];
+  const TraceNode& rn = t_.nodes[root];
+  size_t r = n.shape.size();
+  auto batch = absl::MakeConstSpan(n.shape).subspan(0, r - 2);
+  int64_t B = shape_numel(batch), M = n.shape[r - 2], N = n.shape[r - 1], K = t_.nodes[n.inputs[0]].shape[r - 1];
+  Ctx c;
+  c.root = root;
+  c.k.kind = KernelKind::MatMul;
+  c.k.outer_rank = 2;
+  c.k.domain = fold ? Shape{1, B * M, N, K} : Shape{B, M, N, K};
+  c.logical = c.k.domain;  // never a reduction's domain: reductions cannot join an epilogue
+  c.fixed = true;
+  c.epi_mm = mm;
+  c.acc_buf = c.k.mm_acc = static_cast<int32_t>(c.k.buffers.size());
+  c.k.buffers.push_back({n.dtype, B * M * N, false, -1});
+  Coords rows;  // batch coords ++ m
+  if (fold) {
+    Shape bm(batch.begin(), batch.end());
+    bm.push_back(M);
+    rows = unravel(c, c.kb.coord(1), bm);
+  } else {
+    rows = unravel(c, c.kb.coord(0), batch);
+    rows.push_back(c.kb.coord(1));
+  }
+  c.lc = rows;
+  c.lc.push_back(c.kb.coord(2));
+  // Epilogue: the root at the product's element (same row-major position).
+  int32_t out = buffer_for_node(root);
+  int32_t lin = c.kb.linear(c.lc.data(), n.shape);
+  Coords rc = rn.shape == n.shape ? c.lc : unravel(c, lin, rn.shape);
+  c.kb.store(kbuf(c, out, true), lin, emit(c, root, rc));
+  // Operands.
+  Coords ac(rows.begin(), rows.end() - 1), bc = ac;
+  ac.push_back(rows.back()), ac.push_back(c.kb.coord(3));
+  bc.push_back(c.kb.coord(3)), bc.push_back(c.kb.coord(2));
+  c.k.mm_lhs = emit(c, n.inputs[0], ac);
+  c.k.mm_rhs = emit(c, n.inputs[1], bc);
+  c.k.mm_lhs_view = strided_view(c.k, c.kb, c.k.mm_lhs, 1, 3);
+  c.k.mm_rhs_view = strided_view(c.k, c.kb, c.k.mm_rhs, 3, 2);
+  if (fold) {  // the view's base may only depend on Coord(0), which is 0 here
+    if (c.k.mm_lhs_view.valid() && reads_coord(c.k, c.k.mm_lhs_view.base, 1)) c.k.mm_lhs_view = {};
+  }
+  assign_phases(c.k);
+  inlined_per_kernel_.push_back(std::move(c.inlined));
+  return std::move(c.k);
+}
+
 void Scheduler::build_all() {
   plan_.kernels.clear();
   plan_.buffers.clear();
@@ -516,15 +671,42 @@ void Scheduler::build_all() {
   for (int32_t o : t_.outputs) plan_.outputs.push_back(node_buffer_[o]);
 }
 
+// The last node of the matmul's single-consumer elementwise chain (the matmul
+// itself when none). The chain stops at a movement other than a reshape: past
+// a transpose the product is read at other coordinates, so storing that end
+// would not make an epilogue, only one more kernel (autograd's dW = (XᵀG)ᵀ).
+int32_t Scheduler::matmul_chain_end(int32_t mm) {
+  int32_t x = mm;
+  while (consumers_[x].size() == 1 && !mat_[consumers_[x][0]]) {
+    const TraceNode& c = t_.nodes[consumers_[x][0]];
+    OpKind ck = op_kind(c.op);
+    if (ck != OpKind::Unary && ck != OpKind::Binary && ck != OpKind::Ternary && ck != OpKind::Movement) break;
+    if (ck == OpKind::Movement && c.op != Op::Reshape) break;
+    x = consumers_[x][0];
+  }
+  while (x != mm && op_kind(t_.nodes[x].op) == OpKind::Movement) x = t_.nodes[x].inputs[0];
+  return x;
+}
+
 Plan Scheduler::run() {
   // Costs for the sharing decision: arithmetic per element of the inlined expression.
   std::vector<int64_t> cost(t_.nodes.size(), 0);
+  consumers_.assign(t_.nodes.size(), {});
+  for (size_t i = 0; i < t_.nodes.size(); ++i)
+    for (int32_t in : t_.nodes[i].inputs)
+      if (consumers_[in].empty() || consumers_[in].back() != static_cast<int32_t>(i)) consumers_[in].push_back(static_cast<int32_t>(i));
   std::vector<char> has_red(t_.nodes.size(), 0);
   for (size_t i = 0; i < t_.nodes.size(); ++i) {
     const TraceNode& n = t_.nodes[i];
     OpKind k = op_kind(n.op);
-    mat_[i] |= n.op == Op::Input || k == OpKind::MatMul || k == OpKind::Scan || k == OpKind::Scatter ||
+    mat_[i] |= n.op == Op::Input || k == OpKind::Scan || k == OpKind::Scatter ||
                policy_.materialize(t_, static_cast<int32_t>(i));
+    // A matmul is computed by its own kernel; it may run its single
+    // elementwise consumer chain as the epilogue (see push_matmul).
+    if (k == OpKind::MatMul) {
+      OpKind ck = consumers_[i].size() == 1 ? op_kind(t_.nodes[consumers_[i][0]].op) : OpKind::MatMul;
+      if (ck != OpKind::Unary && ck != OpKind::Binary && ck != OpKind::Ternary && ck != OpKind::Movement) mat_[i] = 1;
+    }
     if (k == OpKind::MatMul)
       for (int32_t in : n.inputs) {
         int32_t base = in;
@@ -537,7 +719,8 @@ Plan Scheduler::run() {
     for (size_t i = 0; i < t_.nodes.size(); ++i) {
       const TraceNode& n = t_.nodes[i];
       OpKind k = op_kind(n.op);
-      int64_t own = k == OpKind::Movement || k == OpKind::Source ? 0
+      int64_t own = k == OpKind::MatMul ? int64_t{1} << 20
+                    : k == OpKind::Movement || k == OpKind::Source ? 0
                     : (n.op == Op::Exp || n.op == Op::Log || n.op == Op::Tanh || n.op == Op::Erf || n.op == Op::Pow ||
                        n.op == Op::Sin || n.op == Op::Cos || n.op == Op::Log1p || n.op == Op::Expm1)
                         ? 8
@@ -551,7 +734,10 @@ Plan Scheduler::run() {
       build_all();
     } catch (const NeedMaterialize& e) {
       if (mat_[e.node]) fail(ErrorKind::Runtime, "scheduler: cannot place node %", e.node, " ", op_name(t_.nodes[e.node].op));
-      mat_[e.node] = 1;
+      // A product needed outside its epilogue: store the end of its elementwise
+      // chain instead when that is a different node (it keeps the epilogue).
+      int32_t x = op_kind(t_.nodes[e.node].op) == OpKind::MatMul ? matmul_chain_end(e.node) : e.node;
+      mat_[mat_[x] ? e.node : x] = 1;
       continue;
     }
     absl::flat_hash_map<int32_t, int> uses;
@@ -559,7 +745,15 @@ Plan Scheduler::run() {
       for (int32_t n : s) ++uses[n];
     bool changed = false;
     for (auto [n, count] : uses) {
-      if (mat_[n] || op_kind(t_.nodes[n].op) == OpKind::Movement) continue;
+      if (mat_[n] || op_kind(t_.nodes[n].op) != OpKind::MatMul || count < 2) continue;
+      // A product used by several kernels: store the end of its single-consumer
+      // chain (e.g. h = x @ w + b used by relu and by backward), whose kernel
+      // then runs the chain as the matmul's epilogue.
+      mat_[matmul_chain_end(n)] = 1;
+      changed = true;
+    }
+    for (auto [n, count] : uses) {
+      if (mat_[n] || op_kind(t_.nodes[n].op) == OpKind::Movement || op_kind(t_.nodes[n].op) == OpKind::MatMul) continue;
       if (policy_.materialize_shared(count, cost[n], has_red[n])) mat_[n] = 1, changed = true;
     }
     if (!changed) break;
@@ -581,6 +775,7 @@ void Scheduler::assign_temp_slots() {
   std::vector<int32_t> last_use(plan_.buffers.size(), -1), first_def(plan_.buffers.size(), -1);
   for (size_t k = 0; k < plan_.kernels.size(); ++k)
     for (const KernelBuffer& b : plan_.kernels[k].buffers) {
+      if (b.plan_buffer < 0) continue;  // MatMul's virtual product
       last_use[b.plan_buffer] = static_cast<int32_t>(k);
       if (first_def[b.plan_buffer] < 0) first_def[b.plan_buffer] = static_cast<int32_t>(k);
     }

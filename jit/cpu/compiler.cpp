@@ -9,12 +9,14 @@
 // process-wide LLJIT whose main dylib resolves libm/libc from the process.
 #include <chrono>
 #include <cstdlib>
+#include <functional>
 #include <mutex>
 
 #include "absl/container/flat_hash_map.h"
 #include "ir/error.h"
 #include "jit/cpu/codegen.h"
 #include "jit/cpu/jit.h"
+#include "jit/cpu/matmul.h"
 #include "llvm/Config/llvm-config.h"
 #include "llvm/ExecutionEngine/Orc/ExecutionUtils.h"
 #include "llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h"
@@ -89,12 +91,13 @@ Jit& jit() {
   return *j;
 }
 
-std::unique_ptr<llvm::Module> build_module(llvm::LLVMContext& ctx, const Kernel& kernel, const std::string& symbol) {
+std::unique_ptr<llvm::Module> build_module(llvm::LLVMContext& ctx, const std::string& symbol,
+                                           const std::function<void(llvm::Module&)>& gen, const char* what) {
   auto m = std::make_unique<llvm::Module>(symbol, ctx);
   Jit& j = jit();
   m->setDataLayout(j.tm->createDataLayout());
   m->setTargetTriple(j.tm->getTargetTriple().str());
-  generate_kernel(kernel, *m, symbol);
+  gen(*m);
   for (llvm::Function& f : *m) {
     if (f.isDeclaration()) continue;
     f.addFnAttr("target-cpu", j.tm->getTargetCPU());
@@ -107,9 +110,21 @@ std::unique_ptr<llvm::Module> build_module(llvm::LLVMContext& ctx, const Kernel&
     std::string ir;
     llvm::raw_string_ostream is(ir);
     m->print(is, nullptr);
-    fail(ErrorKind::Runtime, "cpu jit: invalid IR for kernel ", kernel.name, ": ", err, "\n", print_kernel(kernel), ir);
+    fail(ErrorKind::Runtime, "cpu jit: invalid IR for ", what, ": ", err, "\n", ir);
   }
   return m;
+}
+
+std::unique_ptr<llvm::Module> build_module(llvm::LLVMContext& ctx, const Kernel& kernel, const std::string& symbol) {
+  return build_module(
+      ctx, symbol,
+      [&](llvm::Module& m) {
+        if (kernel.kind == KernelKind::MatMul)
+          generate_matmul_kernel(kernel, m, symbol);
+        else
+          generate_kernel(kernel, m, symbol);
+      },
+      print_kernel(kernel).c_str());
 }
 
 void optimize(llvm::Module& m) {
@@ -165,6 +180,33 @@ void optimize(llvm::Module& m) {
 const std::string& target_id() { return jit().target; }
 
 std::string kernel_symbol(const Kernel& kernel) { return "lt_k_" + hash_hex(kernel.hash()); }
+
+namespace {
+ObjectCode emit_object(llvm::Module& m, const std::string& symbol) {
+  optimize(m);
+  ObjectCode out;
+  out.symbol = symbol;
+  llvm::SmallVector<char, 0> buf;
+  {
+    llvm::raw_svector_ostream os(buf);
+    llvm::legacy::PassManager pm;
+    Jit& j = jit();
+    std::lock_guard<std::mutex> lock(j.mu);
+    if (j.tm->addPassesToEmitFile(pm, os, nullptr, llvm::CodeGenFileType::ObjectFile))
+      fail(ErrorKind::Runtime, "cpu jit: target cannot emit objects");
+    pm.run(m);
+  }
+  out.bytes.assign(buf.begin(), buf.end());
+  return out;
+}
+}  // namespace
+
+void* compile_runtime_function(const std::string& symbol, const std::function<void(llvm::Module&)>& gen) {
+  llvm::LLVMContext ctx;
+  auto m = build_module(ctx, symbol, gen, symbol.c_str());
+  load_kernel_object(emit_object(*m, symbol));
+  return lookup_jit_symbol(symbol);
+}
 
 ObjectCode compile_kernel_object(const Kernel& kernel, CompileTimes* times) {
   ObjectCode out;
@@ -245,6 +287,14 @@ std::string kernel_llvm_ir(const Kernel& kernel, bool optimized) {
   return s;
 }
 
+void* lookup_jit_symbol(const std::string& name) {
+  Jit& j = jit();
+  std::lock_guard<std::mutex> lock(j.mu);
+  auto sym = j.lljit->lookup(name);
+  if (!sym) fail(ErrorKind::Runtime, "cpu jit: symbol ", name, " not found: ", llvm_error(sym.takeError()));
+  return sym->toPtr<void*>();
+}
+
 namespace {
 
 void raise_kernel_error(const ErrorSlot& err) {
@@ -271,6 +321,7 @@ void launch_kernel(const Kernel& kernel, KernelFn fn, void* const* buffers, cons
 }
 
 void launch_kernel(const Kernel& kernel, const KernelEntry& entry, void* const* buffers, const int64_t* scalars) {
+  if (kernel.kind == KernelKind::MatMul) return launch_matmul(kernel, entry.fn, buffers, scalars);
   int64_t range = kernel.outer_size();
   if (range <= 0) return;
   ErrorSlot err;

@@ -417,7 +417,7 @@ void Codegen::gen_matmul() {
   constexpr int BM = 64, BN = 64, BK = 16, block = 256;
   int64_t batch = k_.domain[0], M = k_.domain[1], N = k_.domain[2], K = k_.domain[3];
   int64_t tm = (M + BM - 1) / BM, tn = (N + BN - 1) / BN;
-  DType dt = k_.buffers[k_.mm_out].dtype;
+  DType dt = k_.buffers[k_.mm_acc].dtype;
   std::string T = ctype(dt);
   src_.block = block;
   src_.items = batch * tm * tn;
@@ -435,8 +435,10 @@ void Codegen::gen_matmul() {
   line("for (int i = 0; i < 4; ++i) for (int j = 0; j < 4; ++j) acc[i][j] = " + (dt == DType::Bool ? std::string("false") : "(" + T + ")0") + ";");
   open("for (long long k0 = 0; k0 < " + std::to_string(K) + "LL; k0 += " + std::to_string(BK) + ")");
   // Stage lhs (k fastest: row-major A is contiguous in k) and rhs (n fastest).
+  MatMulChecks checks = matmul_unread_checks(k_);
   auto stage = [&](int32_t root, const std::string& dst, const char* ci, const char* cj, int fast, const std::string& lim_i,
-                   const std::string& lim_j, const std::string& base_i, const std::string& base_j, int slow_extent) {
+                   const std::string& lim_j, const std::string& base_i, const std::string& base_j, int slow_extent,
+                   const std::vector<int32_t>& operand_checks) {
     open("for (int e = threadIdx.x; e < " + std::to_string(fast * slow_extent) + "; e += " + std::to_string(block) + ")");
     line("const int ef = e % " + std::to_string(fast) + ", es = e / " + std::to_string(fast) + ";");
     line("const long long " + std::string(ci) + " = " + base_i + " + es, " + cj + " = " + base_j + " + ef;");
@@ -444,15 +446,16 @@ void Codegen::gen_matmul() {
     open("if (" + std::string(ci) + " < " + lim_i + " && " + cj + " < " + lim_j + ")");
     std::vector<char> saved = have_;
     line("val = " + ensure(root) + ";");
+    for (int32_t id : operand_checks) ensure(id);
     have_ = saved;
     close();
     line(dst + " = val;");
     close();
   };
   // lhs element (b, m, k) at coords c0, c1, c3: fast index k, slow index m.
-  stage(k_.mm_lhs, "As[ef][es]", "c1", "c3", BK, std::to_string(M) + "LL", std::to_string(K) + "LL", "m0", "k0", BM);
+  stage(k_.mm_lhs, "As[ef][es]", "c1", "c3", BK, std::to_string(M) + "LL", std::to_string(K) + "LL", "m0", "k0", BM, checks.lhs);
   // rhs element (b, k, n) at coords c0, c3, c2: fast index n, slow index k.
-  stage(k_.mm_rhs, "Bs[es][ef]", "c3", "c2", BN, std::to_string(K) + "LL", std::to_string(N) + "LL", "k0", "n0", BK);
+  stage(k_.mm_rhs, "Bs[es][ef]", "c3", "c2", BN, std::to_string(K) + "LL", std::to_string(N) + "LL", "k0", "n0", BK, checks.rhs);
   line("__syncthreads();");
   line("#pragma unroll");
   open("for (int kk = 0; kk < " + std::to_string(BK) + "; ++kk)");
@@ -475,9 +478,23 @@ void Codegen::gen_matmul() {
   line("#pragma unroll");
   open("for (int j = 0; j < 4; ++j)");
   line("const long long nn = n0 + tx + 16 * j;");
-  std::string val = dt == DType::Bool ? "(unsigned char)acc[i][j]" : "acc[i][j]";
-  line("if (nn < " + std::to_string(N) + "LL) b" + std::to_string(k_.mm_out) + "[(c0 * " + std::to_string(M) + "LL + m) * " +
-       std::to_string(N) + "LL + nn] = " + val + ";");
+  // The epilogue (scheduler/kernel.h): the kernel's stores at (c0, m, nn),
+  // with the product Load(mm_acc, .) being acc[i][j].
+  open("if (nn < " + std::to_string(N) + "LL)");
+  line("const long long c1 = m, c2 = nn;");
+  std::vector<char> saved = have_;
+  for (size_t id = 0; id < k_.ops.size(); ++id)
+    if (k_.ops[id].code == KOpCode::Load && k_.ops[id].imm == k_.mm_acc) {
+      line("const " + T + " " + v(static_cast<int32_t>(id)) + " = acc[i][j];");
+      have_[id] = 1;
+    }
+  // Only the epilogue's own effects here: an operand's index checks read
+  // Coord(3) and ran while staging it.
+  for (size_t id = 0; id < k_.ops.size(); ++id)
+    if (k_.ops[id].code == KOpCode::Store || k_.ops[id].code == KOpCode::AccumStore) ensure(static_cast<int32_t>(id));
+  for (int32_t id : checks.epilogue) ensure(id);
+  have_ = saved;
+  close();
   close();
   close();
   close();

@@ -143,6 +143,24 @@ inline std::vector<CorpusProgram> kernel_corpus() {
                                        corpus_input(DType::Float32, {1023, 33}, -1, 1, 57))});
   CORPUS_ADD("matmul_f32_130", {ops::matmul(corpus_input(DType::Float32, {130, 70}, -1, 1, 58),
                                      corpus_input(DType::Float32, {70, 129}, -1, 1, 59))});
+  {
+    // MatMul epilogues and operand index checks (the CUDA MatMul kernel emits
+    // the epilogue from the kernel's stores and stages the operands' checks).
+    NodePtr x = corpus_input(DType::Float32, {33, 40}, -1, 1, 91), w = corpus_input(DType::Float32, {20, 40}, -1, 1, 92);
+    NodePtr b = corpus_input(DType::Float32, {20}, -1, 1, 93), r = corpus_input(DType::Float32, {33, 20}, -1, 1, 94);
+    NodePtr y = ops::linear(x, w, b);
+    CORPUS_ADD("linear_bias_relu", {ops::relu(y)});
+    CORPUS_ADD("linear_gelu_cast", {ops::cast(ops::gelu(y), DType::Float64)});
+    CORPUS_ADD("matmul_scale_residual", {ops::add(ops::mul(ops::matmul(x, ops::transpose(w, 0, 1)), ops::scalar(0.5, DType::Float32)), r)});
+    CORPUS_ADD("linear_3d_relu", {ops::relu(ops::linear(corpus_input(DType::Float32, {3, 11, 40}, -1, 1, 95), w, b))});
+    NodePtr gi = corpus_input(DType::Int64, {33, 40}, 0, 40, 96);
+    CORPUS_ADD("matmul_gather_k", {ops::tanh(ops::matmul(ops::gather(x, 1, gi), ops::transpose(w, 0, 1)))});
+    NodePtr hot = ops::cast(ops::one_hot(corpus_input(DType::Int64, {33}, 0, 40, 97), 40), DType::Float32);
+    CORPUS_ADD("one_hot_matmul", {ops::relu(ops::matmul(hot, ops::transpose(w, 0, 1)))});
+    CORPUS_ADD("matmul_int_epilogue", {ops::add(ops::matmul(corpus_input(DType::Int32, {9, 12}, -5, 5, 98),
+                                                             corpus_input(DType::Int32, {12, 7}, -5, 5, 99)),
+                                                 ops::scalar_int(3, DType::Int32))});
+  }
   CORPUS_ADD("iota_arange", {ops::iota({3, 4}, 1), ops::arange(0, 10, 1)});
   CORPUS_ADD("rand", {ops::rand({5, 7}, 42, 3), ops::rand({3, 3}, 7, 0, DType::Float64)});
   CORPUS_ADD("randn", {ops::randn({1000}, 5, 11)});

@@ -1,0 +1,648 @@
+// jit/cpu/matmul.cpp — MatMul kernels: sub-kernel generation, the LLVM
+// micro-kernel and the blocked, packed, TBB-parallel driver (see matmul.h).
+#include "jit/cpu/matmul.h"
+
+#include <sys/mman.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <memory>
+#include <mutex>
+#include <vector>
+
+#include "absl/container/flat_hash_map.h"
+#include "ir/error.h"
+#include "jit/cpu/codegen.h"
+#include "llvm/IR/IRBuilder.h"
+#include "llvm/IR/Intrinsics.h"
+#include "llvm/Support/raw_ostream.h"
+#include "oneapi/tbb/blocked_range.h"
+#include "oneapi/tbb/parallel_for.h"
+#include "oneapi/tbb/task_arena.h"
+
+namespace lt::cpu {
+namespace {
+
+// ---- blocking -----------------------------------------------------------------
+
+struct Blocking {
+  int mr = 6;         ///< rows of the micro-tile (broadcast A elements)
+  int nv = 2;         ///< vectors per micro-tile row
+  int vbytes = 32;    ///< vector width in bytes: 64 with AVX-512, 32 with AVX2
+  int64_t kc = 256;   ///< k block: one B micro-panel (kc x NR) stays in L1
+  int64_t nr(DType dt) const { return nv * (vbytes / static_cast<int64_t>(dtype_size(dt))); }
+};
+
+int64_t env_int(const char* name, int64_t dflt) {
+  const char* e = std::getenv(name);
+  return e && *e ? std::atoll(e) : dflt;
+}
+
+// Register tile by ISA: AVX-512 has 32 vector registers (14 x 2 zmm accumulators
+// + 2 B vectors + a broadcast), AVX2 16 (6 x 2 ymm + 2 + 1: the classic
+// Haswell shape). Larger tiles spill, smaller ones leave the FMA ports waiting
+// on loads.
+Blocking blocking_for(DType dt) {
+  Blocking b;
+  int es = static_cast<int>(dtype_size(dt));
+  bool avx512 = target_id().find("+avx512f") != std::string::npos;
+  b.vbytes = avx512 ? 64 : 32;
+  b.mr = avx512 ? 14 : 6;
+  b.kc = es == 8 ? 192 : 256;
+  b.mr = static_cast<int>(env_int("LT_MM_MR", b.mr));
+  b.nv = static_cast<int>(env_int("LT_MM_NV", b.nv));
+  b.kc = env_int("LT_MM_KC", b.kc);
+  return b;
+}
+
+// ---- sub-kernels --------------------------------------------------------------
+
+class SubKernel {
+ public:
+  explicit SubKernel(const Kernel& k) : k_(k) {
+    out_.kind = KernelKind::Elementwise;
+    out_.buffers = k.buffers;
+    for (KernelBuffer& b : out_.buffers) b.plan_buffer = 0;
+    out_.scalar_types = k.scalar_types;
+    out_.scalar_slots = k.scalar_slots;
+    out_.name = k.name;
+  }
+  int32_t push(KOp o) {
+    out_.ops.push_back(o);
+    return static_cast<int32_t>(out_.ops.size()) - 1;
+  }
+  int32_t coord(int a) {
+    KOp o;
+    o.code = KOpCode::Coord;
+    o.imm = a;
+    return push(o);
+  }
+  int32_t iconst(int64_t v) {
+    KOp o;
+    o.code = KOpCode::Const;
+    o.imm = v;
+    return push(o);
+  }
+  int32_t bin(Op op, int32_t a, int32_t b) {
+    KOp o;
+    o.code = KOpCode::Compute;
+    o.op = op;
+    o.num_inputs = 2;
+    o.inputs[0] = a, o.inputs[1] = b;
+    return push(o);
+  }
+  int32_t load(int32_t buffer, int32_t offset, DType dt) {
+    KOp o;
+    o.code = KOpCode::Load;
+    o.dtype = dt;
+    o.imm = buffer;
+    o.num_inputs = 1;
+    o.inputs[0] = offset;
+    return push(o);
+  }
+  void store(int32_t buffer, int32_t offset, int32_t value) {
+    KOp o;
+    o.code = KOpCode::Store;
+    o.dtype = out_.ops[value].dtype;
+    o.imm = buffer;
+    o.num_inputs = 2;
+    o.inputs[0] = offset, o.inputs[1] = value;
+    push(o);
+  }
+  int32_t add_buffer(DType dt, int64_t numel) {
+    out_.buffers.push_back({dt, numel, true, 0});
+    return static_cast<int32_t>(out_.buffers.size()) - 1;
+  }
+  /// Copies the DAG under `root` with Coord(a) replaced by `coords[a]`; returns the copy's id.
+  int32_t copy(int32_t root, const int32_t coords[4]) {
+    std::vector<char> need(k_.ops.size(), 0);
+    need[root] = 1;
+    for (int32_t id = root; id >= 0; --id)
+      if (need[id])
+        for (int i = 0; i < k_.ops[id].num_inputs; ++i) need[k_.ops[id].inputs[i]] = 1;
+    std::vector<int32_t> map(k_.ops.size(), -1);
+    for (int32_t id = 0; id <= root; ++id) {
+      if (!need[id]) continue;
+      KOp o = k_.ops[id];
+      if (o.code == KOpCode::Coord) {
+        map[id] = coords[o.imm];
+        continue;
+      }
+      for (int i = 0; i < o.num_inputs; ++i) o.inputs[i] = map[o.inputs[i]];
+      o.elem = true;
+      o.phase = 0;
+      map[id] = push(o);
+    }
+    return map[root];
+  }
+  Kernel& kernel() { return out_; }
+
+ private:
+  const Kernel& k_;
+  Kernel out_;
+};
+
+struct Dims {
+  int64_t B, M, N, K;
+  int64_t batch_a, batch_b;  // 1 when the operand does not depend on the batch
+  int64_t P, Q;              // MR-row panels of A, NR-col panels of B
+};
+
+bool reads_coord0(const Kernel& k, int32_t root) {
+  std::vector<char> need(k.ops.size(), 0);
+  need[root] = 1;
+  for (int32_t id = root; id >= 0; --id) {
+    if (!need[id]) continue;
+    const KOp& o = k.ops[id];
+    if (o.code == KOpCode::Coord && o.imm == 0) return true;
+    for (int i = 0; i < o.num_inputs; ++i) need[o.inputs[i]] = 1;
+  }
+  return false;
+}
+
+Dims dims_of(const Kernel& k, const Blocking& bl) {
+  Dims d;
+  d.B = k.domain[0], d.M = k.domain[1], d.N = k.domain[2], d.K = k.domain[3];
+  d.batch_a = reads_coord0(k, k.mm_lhs) ? d.B : 1;
+  d.batch_b = reads_coord0(k, k.mm_rhs) ? d.B : 1;
+  int64_t nr = bl.nr(k.buffers[k.mm_acc].dtype);
+  d.P = (d.M + bl.mr - 1) / bl.mr;
+  d.Q = (d.N + nr - 1) / nr;
+  return d;
+}
+
+// Packs one operand: lhs into [batch_a][P][K][MR] (rows m) or rhs into
+// [batch_b][Q][K][NR] (cols n). The loop runs over the operand's own elements
+// (no padding: the pad rows/cols of the last panel only ever reach pad rows/cols
+// of the tile, which the epilogue never reads), with the operand's contiguous
+// axis innermost so the loads stream.
+Kernel pack_kernel(const Kernel& k, bool lhs, const Blocking& bl, const Dims& d) {
+  DType dt = k.buffers[k.mm_acc].dtype;
+  int64_t R = lhs ? bl.mr : bl.nr(dt);
+  int64_t panels = lhs ? d.P : d.Q, extent = lhs ? d.M : d.N, batch = lhs ? d.batch_a : d.batch_b;
+  const MatMulView& v = lhs ? k.mm_lhs_view : k.mm_rhs_view;
+  // Strides of the operand along its "panel" axis (m or n) and along k.
+  int64_t s_panel = lhs ? v.row_stride : v.col_stride, s_k = lhs ? v.col_stride : v.row_stride;
+  bool k_inner = v.valid() ? (s_k == 1 || s_k == -1) && s_panel != 1 && s_panel != -1 : lhs;
+  SubKernel s(k);
+  int32_t cb = s.coord(0);
+  int32_t idx = s.coord(k_inner ? 1 : 2), ck = s.coord(k_inner ? 2 : 1);
+  s.kernel().domain = k_inner ? Shape{batch, extent, d.K} : Shape{batch, d.K, extent};
+  int32_t coords[4];
+  coords[0] = cb;
+  coords[3] = ck;
+  coords[lhs ? 1 : 2] = idx;
+  coords[lhs ? 2 : 1] = s.iconst(0);
+  int32_t value;
+  if (v.valid()) {
+    int32_t off = s.copy(v.base, coords);
+    off = s.bin(Op::Add, off, s.bin(Op::Mul, idx, s.iconst(s_panel)));
+    off = s.bin(Op::Add, off, s.bin(Op::Mul, ck, s.iconst(s_k)));
+    value = s.load(v.buffer, off, dt);
+  } else {
+    value = s.copy(lhs ? k.mm_lhs : k.mm_rhs, coords);
+  }
+  int32_t dst = s.add_buffer(dt, batch * panels * d.K * R);
+  auto divc = [&](int32_t a, int64_t c) {
+    KOp o;
+    o.code = KOpCode::IndexDiv;
+    o.num_inputs = 1;
+    o.inputs[0] = a;
+    o.imm = c;
+    return s.push(o);
+  };
+  auto modc = [&](int32_t a, int64_t c) {
+    KOp o;
+    o.code = KOpCode::IndexMod;
+    o.num_inputs = 1;
+    o.inputs[0] = a;
+    o.imm = c;
+    return s.push(o);
+  };
+  int32_t p = divc(idx, R), r = modc(idx, R);
+  int32_t lin = s.bin(Op::Mul, s.bin(Op::Add, s.bin(Op::Mul, cb, s.iconst(panels)), p), s.iconst(d.K));
+  lin = s.bin(Op::Add, s.bin(Op::Mul, s.bin(Op::Add, lin, ck), s.iconst(R)), r);
+  s.store(dst, lin, value);
+  MatMulChecks checks = matmul_unread_checks(k);
+  for (int32_t id : lhs ? checks.lhs : checks.rhs) s.copy(id, coords);
+  return std::move(s.kernel());
+}
+
+// The epilogue: the kernel's own stores over [B, M, N].
+Kernel epilogue_kernel(const Kernel& k) {
+  SubKernel s(k);
+  int32_t coords[4] = {s.coord(0), s.coord(1), s.coord(2), s.iconst(0)};
+  for (size_t id = 0; id < k.ops.size(); ++id) {
+    const KOp& o = k.ops[id];
+    if (o.code != KOpCode::Store && o.code != KOpCode::AccumStore) continue;
+    s.copy(static_cast<int32_t>(id), coords);
+  }
+  for (int32_t id : matmul_unread_checks(k).epilogue) s.copy(id, coords);
+  s.kernel().domain = Shape{k.domain[0], k.domain[1], k.domain[2]};
+  return std::move(s.kernel());
+}
+
+// ---- the micro-kernel -----------------------------------------------------------
+
+// void ukr(i64 kc, ptr A, ptr B, ptr C, i64 ldc, i64 accumulate):
+//   C[i][j] (+)= sum_k A[k*MR + i] * B[k*NR + j]  for i < MR, j < NR.
+void generate_ukr(llvm::Module& m, const std::string& name, DType dt, const Blocking& bl) {
+  llvm::LLVMContext& ctx = m.getContext();
+  llvm::IRBuilder<> b(ctx);
+  llvm::Type* t = dt == DType::Float32 ? b.getFloatTy()
+                  : dt == DType::Float64 ? b.getDoubleTy()
+                  : dt == DType::Int32   ? static_cast<llvm::Type*>(b.getInt32Ty())
+                                         : b.getInt64Ty();
+  bool fp = is_floating(dt);
+  int es = static_cast<int>(dtype_size(dt));
+  int vl = bl.vbytes / es, MR = bl.mr, NV = bl.nv, NR = NV * vl;
+  auto* vt = llvm::FixedVectorType::get(t, vl);
+  llvm::Type* i64 = b.getInt64Ty();
+  llvm::Type* ptr = b.getPtrTy();
+  auto* fty = llvm::FunctionType::get(b.getVoidTy(), {i64, ptr, ptr, ptr, i64, i64}, false);
+  auto* f = llvm::Function::Create(fty, llvm::Function::ExternalLinkage, name, m);
+  f->addFnAttr(llvm::Attribute::NoUnwind);
+  for (unsigned i = 1; i <= 3; ++i) f->addParamAttr(i, llvm::Attribute::NoAlias);
+  llvm::Value *kc = f->getArg(0), *A = f->getArg(1), *Bp = f->getArg(2), *C = f->getArg(3), *ldc = f->getArg(4),
+              *accum = f->getArg(5);
+  auto* entry = llvm::BasicBlock::Create(ctx, "entry", f);
+  auto* load_c = llvm::BasicBlock::Create(ctx, "load_c", f);
+  auto* init = llvm::BasicBlock::Create(ctx, "init", f);
+  auto* head4 = llvm::BasicBlock::Create(ctx, "head4", f);
+  auto* body4 = llvm::BasicBlock::Create(ctx, "body4", f);
+  auto* head1 = llvm::BasicBlock::Create(ctx, "head1", f);
+  auto* body1 = llvm::BasicBlock::Create(ctx, "body1", f);
+  auto* done = llvm::BasicBlock::Create(ctx, "done", f);
+  int nacc = MR * NV;
+  auto c_ptr = [&](int i, int v) {
+    return b.CreateGEP(t, C, b.CreateAdd(b.CreateMul(b.getInt64(i), ldc), b.getInt64(v * vl)));
+  };
+  b.SetInsertPoint(entry);
+  b.CreateCondBr(b.CreateICmpNE(accum, b.getInt64(0)), load_c, init);
+  b.SetInsertPoint(load_c);
+  std::vector<llvm::Value*> loaded(nacc);
+  for (int i = 0; i < MR; ++i)
+    for (int v = 0; v < NV; ++v) loaded[i * NV + v] = b.CreateAlignedLoad(vt, c_ptr(i, v), llvm::Align(bl.vbytes));
+  b.CreateBr(init);
+  // Merge: accumulators start from C or zero.
+  b.SetInsertPoint(init);
+  std::vector<llvm::PHINode*> start(nacc);
+  llvm::Constant* zero = llvm::Constant::getNullValue(vt);
+  for (int a = 0; a < nacc; ++a) {
+    start[a] = b.CreatePHI(vt, 2);
+    start[a]->addIncoming(loaded[a], load_c);
+    start[a]->addIncoming(zero, entry);
+  }
+  b.CreateBr(head4);
+  auto step = [&](llvm::Value* k, std::vector<llvm::Value*>& acc) {
+    std::vector<llvm::Value*> bv(NV);
+    llvm::Value* brow = b.CreateGEP(t, Bp, b.CreateMul(k, b.getInt64(NR)));
+    for (int v = 0; v < NV; ++v) bv[v] = b.CreateAlignedLoad(vt, b.CreateConstGEP1_64(t, brow, v * vl), llvm::Align(bl.vbytes));
+    llvm::Value* arow = b.CreateGEP(t, A, b.CreateMul(k, b.getInt64(MR)));
+    for (int i = 0; i < MR; ++i) {
+      llvm::Value* a = b.CreateLoad(t, b.CreateConstGEP1_64(t, arow, i));
+      llvm::Value* splat = b.CreateVectorSplat(vl, a);
+      for (int v = 0; v < NV; ++v) {
+        llvm::Value*& c = acc[i * NV + v];
+        c = fp ? b.CreateIntrinsic(llvm::Intrinsic::fma, {vt}, {splat, bv[v], c})
+               : b.CreateAdd(c, b.CreateMul(splat, bv[v]));
+      }
+    }
+  };
+  // Unrolled by U, then one at a time.
+  // AVX2 6x16: 2x unrolled has no spills and runs ~1.5x faster; the AVX-512
+  // 14x32 tile spills when unrolled, so it stays at 1.
+  const int U = static_cast<int>(std::max<int64_t>(1, env_int("LT_MM_UNROLL", bl.vbytes == 32 ? 2 : 1)));
+  b.SetInsertPoint(head4);
+  llvm::PHINode* k4 = b.CreatePHI(i64, 2, "k");
+  k4->addIncoming(b.getInt64(0), init);
+  std::vector<llvm::PHINode*> acc4(nacc);
+  for (int a = 0; a < nacc; ++a) {
+    acc4[a] = b.CreatePHI(vt, 2);
+    acc4[a]->addIncoming(start[a], init);
+  }
+  b.CreateCondBr(b.CreateICmpSLE(b.CreateAdd(k4, b.getInt64(U)), kc), body4, head1);
+  b.SetInsertPoint(body4);
+  std::vector<llvm::Value*> cur(acc4.begin(), acc4.end());
+  for (int u = 0; u < U; ++u) step(b.CreateAdd(k4, b.getInt64(u)), cur);
+  k4->addIncoming(b.CreateAdd(k4, b.getInt64(U)), body4);
+  for (int a = 0; a < nacc; ++a) acc4[a]->addIncoming(cur[a], body4);
+  b.CreateBr(head4);
+  b.SetInsertPoint(head1);
+  llvm::PHINode* k1 = b.CreatePHI(i64, 2, "k1");
+  k1->addIncoming(k4, head4);
+  std::vector<llvm::PHINode*> acc1(nacc);
+  for (int a = 0; a < nacc; ++a) {
+    acc1[a] = b.CreatePHI(vt, 2);
+    acc1[a]->addIncoming(acc4[a], head4);
+  }
+  b.CreateCondBr(b.CreateICmpSLT(k1, kc), body1, done);
+  b.SetInsertPoint(body1);
+  cur.assign(acc1.begin(), acc1.end());
+  step(k1, cur);
+  k1->addIncoming(b.CreateAdd(k1, b.getInt64(1)), body1);
+  for (int a = 0; a < nacc; ++a) acc1[a]->addIncoming(cur[a], body1);
+  b.CreateBr(head1);
+  b.SetInsertPoint(done);
+  for (int i = 0; i < MR; ++i)
+    for (int v = 0; v < NV; ++v) b.CreateAlignedStore(acc1[i * NV + v], c_ptr(i, v), llvm::Align(bl.vbytes));
+  b.CreateRetVoid();
+}
+
+// ---- runtime --------------------------------------------------------------------
+
+using UkrFn = void (*)(int64_t, const void*, const void*, void*, int64_t, int64_t);
+using CfgFn = int64_t (*)();
+
+struct Table {
+  KernelFn pack_a, pack_b, epi;
+  UkrFn ukr;
+  Blocking bl;
+  Dims d;
+  bool checks_a, checks_b;  ///< the operand has index checks no value reads (matmul_unread_checks)
+};
+
+UkrFn ukr_for(DType dt, const Blocking& bl) {
+  static std::mutex mu;
+  static auto* fns = new absl::flat_hash_map<std::string, UkrFn>();
+  std::string name = cat("lt_mm_ukr_", detail::to_alpha(dtype_name(dt)), "_", bl.mr, "x", bl.nv, "x", bl.vbytes, "_u",
+                         env_int("LT_MM_UNROLL", 0));
+  std::lock_guard<std::mutex> lock(mu);
+  auto it = fns->find(name);
+  if (it != fns->end()) return it->second;
+  auto fn = reinterpret_cast<UkrFn>(
+      compile_runtime_function(name, [&](llvm::Module& m) {
+        generate_ukr(m, name, dt, bl);
+        if (const char* dump = std::getenv("LT_MM_DUMP")) {
+          std::error_code ec;
+          llvm::raw_fd_ostream os(cat(dump, "/", name, ".ll"), ec);
+          m.print(os, nullptr);
+        }
+      }));
+  fns->emplace(name, fn);
+  return fn;
+}
+
+std::mutex table_mu;
+absl::flat_hash_map<KernelFn, std::shared_ptr<const Table>>& tables() {
+  static auto* t = new absl::flat_hash_map<KernelFn, std::shared_ptr<const Table>>();
+  return *t;
+}
+
+std::shared_ptr<const Table> table_for(const Kernel& k, KernelFn fn) {
+  std::lock_guard<std::mutex> lock(table_mu);
+  auto it = tables().find(fn);
+  if (it != tables().end()) return it->second;
+  std::string sym = kernel_symbol(k);
+  auto t = std::make_shared<Table>();
+  t->pack_a = reinterpret_cast<KernelFn>(lookup_jit_symbol(sym + ".pack_a"));
+  t->pack_b = reinterpret_cast<KernelFn>(lookup_jit_symbol(sym + ".pack_b"));
+  t->epi = reinterpret_cast<KernelFn>(lookup_jit_symbol(sym + ".epi"));
+  int64_t cfg = reinterpret_cast<CfgFn>(lookup_jit_symbol(sym + ".cfg"))();
+  t->bl.mr = static_cast<int>(cfg & 0xff);
+  t->bl.nv = static_cast<int>((cfg >> 8) & 0xff);
+  t->bl.vbytes = static_cast<int>((cfg >> 16) & 0xff);
+  t->bl.kc = cfg >> 24;
+  t->ukr = ukr_for(k.buffers[k.mm_acc].dtype, t->bl);
+  t->d = dims_of(k, t->bl);
+  MatMulChecks checks = matmul_unread_checks(k);
+  t->checks_a = !checks.lhs.empty();
+  t->checks_b = !checks.rhs.empty();
+  tables().emplace(fn, t);
+  return t;
+}
+
+// Grow-only scratch: fresh pages cost ~11 us each to fault in on this kind of
+// machine, so packed panels reuse memory across launches.
+struct Scratch {
+  std::mutex mu;
+  struct Block {
+    char* p;
+    size_t size;
+    bool busy;
+  };
+  std::vector<Block> blocks;
+  char* acquire(size_t size) {
+    std::lock_guard<std::mutex> lock(mu);
+    Block* best = nullptr;
+    for (Block& b : blocks)
+      if (!b.busy && b.size >= size && (!best || b.size < best->size)) best = &b;
+    if (!best) {
+      for (size_t i = 0; i < blocks.size(); ++i)  // drop one idle block that is too small
+        if (!blocks[i].busy) {
+          munmap(blocks[i].p, blocks[i].size);
+          blocks.erase(blocks.begin() + static_cast<long>(i));
+          break;
+        }
+      size_t bytes = (std::max<size_t>(size, 1) + (2u << 20) - 1) & ~((2u << 20) - 1);
+      void* p = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+      if (p == MAP_FAILED) fail(ErrorKind::Runtime, "matmul: out of memory for ", bytes, " bytes of packing space");
+      madvise(p, bytes, MADV_HUGEPAGE);
+      blocks.push_back({static_cast<char*>(p), bytes, false});
+      best = &blocks.back();
+    }
+    best->busy = true;
+    return best->p;
+  }
+  void release(char* p) {
+    std::lock_guard<std::mutex> lock(mu);
+    for (Block& b : blocks)
+      if (b.p == p) b.busy = false;
+  }
+};
+Scratch& scratch() {
+  static Scratch* s = new Scratch();
+  return *s;
+}
+struct ScratchLease {
+  char* p;
+  explicit ScratchLease(size_t n) : p(scratch().acquire(n)) {}
+  ~ScratchLease() { scratch().release(p); }
+};
+
+char* thread_tile(size_t bytes) {
+  thread_local std::unique_ptr<char, decltype(&std::free)> buf(nullptr, &std::free);
+  thread_local size_t size = 0;
+  if (size < bytes) {
+    buf.reset(static_cast<char*>(std::aligned_alloc(64, (bytes + 63) & ~size_t{63})));
+    size = bytes;
+  }
+  return buf.get();
+}
+
+// Packs a plain strided operand with a constant base directly (the common
+// case: row-major, transposed or sliced 2-D operands, batch-invariant weights):
+// dst panel p holds src[base + (p*R + r)*s_panel + k*s_k] at (p*K + k)*R + r.
+template <typename E>
+void pack_strided(const E* src, E* dst, int64_t base, int64_t extent, int64_t K, int64_t R, int64_t s_panel,
+                  int64_t s_k) {
+  int64_t panels = (extent + R - 1) / R;
+  auto one = [&](int64_t p) {
+    int64_t rows = std::min(R, extent - p * R);
+    E* d = dst + p * K * R;
+    const E* s0 = src + base + p * R * s_panel;
+    if (s_panel == 1) {
+      for (int64_t k = 0; k < K; ++k) std::memcpy(d + k * R, s0 + k * s_k, static_cast<size_t>(rows) * sizeof(E));
+    } else {
+      for (int64_t r = 0; r < rows; ++r) {
+        const E* s = s0 + r * s_panel;
+        for (int64_t k = 0; k < K; ++k) d[k * R + r] = s[k * s_k];
+      }
+    }
+  };
+  if (panels * K * R < (1 << 15)) {
+    for (int64_t p = 0; p < panels; ++p) one(p);
+  } else {
+    tbb::parallel_for(tbb::blocked_range<int64_t>(0, panels, 1), [&](const tbb::blocked_range<int64_t>& r) {
+      for (int64_t p = r.begin(); p < r.end(); ++p) one(p);
+    });
+  }
+}
+
+// Packs with pack_strided when the operand is a strided view with a constant base; false otherwise.
+bool pack_direct(const Kernel& k, bool lhs, void* const* buffers, char* dst, int64_t es, int64_t R, const Table& t) {
+  const Dims& d = t.d;
+  const MatMulView& v = lhs ? k.mm_lhs_view : k.mm_rhs_view;
+  if (lhs ? t.checks_a : t.checks_b) return false;  // the generated pack kernel evaluates the operand's index checks
+  if (!v.valid() || k.ops[v.base].code != KOpCode::Const || (lhs ? d.batch_a : d.batch_b) != 1) return false;
+  int64_t base = k.ops[v.base].imm, extent = lhs ? d.M : d.N;
+  int64_t s_panel = lhs ? v.row_stride : v.col_stride, s_k = lhs ? v.col_stride : v.row_stride;
+  const void* src = buffers[v.buffer];
+  if (es == 4)
+    pack_strided(static_cast<const uint32_t*>(src), reinterpret_cast<uint32_t*>(dst), base, extent, d.K, R, s_panel, s_k);
+  else
+    pack_strided(static_cast<const uint64_t*>(src), reinterpret_cast<uint64_t*>(dst), base, extent, d.K, R, s_panel, s_k);
+  return true;
+}
+
+// Runs an elementwise kernel over [0, n) on TBB threads.
+void run_elementwise(KernelFn fn, const KernelArgs* args, int64_t n) {
+  if (n <= 0) return;
+  if (n < (1 << 15)) {
+    fn(args, 0, n);
+    return;
+  }
+  tbb::parallel_for(tbb::blocked_range<int64_t>(0, n, 1 << 13),
+                    [&](const tbb::blocked_range<int64_t>& r) { fn(args, r.begin(), r.end()); });
+}
+
+}  // namespace
+
+void generate_matmul_kernel(const Kernel& k, llvm::Module& m, const std::string& symbol) {
+  DType dt = k.buffers[k.mm_acc].dtype;
+  if (dt == DType::Bool) fail(ErrorKind::NotImplemented, "cpu matmul: bool");
+  Blocking bl = blocking_for(dt);
+  Dims d = dims_of(k, bl);
+  generate_kernel(pack_kernel(k, true, bl, d), m, symbol + ".pack_a");
+  generate_kernel(pack_kernel(k, false, bl, d), m, symbol + ".pack_b");
+  generate_kernel(epilogue_kernel(k), m, symbol + ".epi");
+  llvm::LLVMContext& ctx = m.getContext();
+  llvm::IRBuilder<> b(ctx);
+  auto* cfg = llvm::Function::Create(llvm::FunctionType::get(b.getInt64Ty(), false), llvm::Function::ExternalLinkage,
+                                     symbol + ".cfg", m);
+  b.SetInsertPoint(llvm::BasicBlock::Create(ctx, "entry", cfg));
+  b.CreateRet(b.getInt64(static_cast<uint64_t>(bl.mr) | (static_cast<uint64_t>(bl.nv) << 8) |
+                         (static_cast<uint64_t>(bl.vbytes) << 16) | (static_cast<uint64_t>(bl.kc) << 24)));
+  llvm::Type* ptr = b.getPtrTy();
+  llvm::Type* i64 = b.getInt64Ty();
+  auto* entry = llvm::Function::Create(llvm::FunctionType::get(b.getInt32Ty(), {ptr, i64, i64}, false),
+                                       llvm::Function::ExternalLinkage, symbol, m);
+  b.SetInsertPoint(llvm::BasicBlock::Create(ctx, "entry", entry));
+  b.CreateRet(b.getInt32(0));
+}
+
+void launch_matmul(const Kernel& k, KernelFn fn, void* const* buffers, const int64_t* scalars) {
+  std::shared_ptr<const Table> tp = table_for(k, fn);
+  const Table& t = *tp;
+  const Dims& d = t.d;
+  if (d.B == 0 || d.M == 0 || d.N == 0) return;
+  DType dt = k.buffers[k.mm_acc].dtype;
+  const int64_t es = static_cast<int64_t>(dtype_size(dt));
+  const int64_t MR = t.bl.mr, NR = t.bl.nr(dt), KC = std::max<int64_t>(t.bl.kc, 1);
+  const size_t nb = k.buffers.size();
+  const int64_t a_elems = d.batch_a * d.P * d.K * MR, b_elems = d.batch_b * d.Q * d.K * NR;
+  ScratchLease lease(static_cast<size_t>((a_elems + b_elems) * es + 128));
+  char* Ap = lease.p;
+  char* Bp = lease.p + ((a_elems * es + 63) & ~int64_t{63});
+  static const bool profile = env_int("LT_MM_PROFILE", 0) != 0;
+  auto now = [] { return std::chrono::steady_clock::now(); };
+  auto t_start = now();
+  ErrorSlot err;
+  std::vector<void*> bufs(buffers, buffers + nb);
+  bufs.push_back(Ap);
+  KernelArgs pa{bufs.data(), scalars, &err};
+  if (!pack_direct(k, true, buffers, Ap, es, MR, t)) run_elementwise(t.pack_a, &pa, d.batch_a * d.M * d.K);
+  auto t_pa = now();
+  std::vector<void*> bufs_b(buffers, buffers + nb);
+  bufs_b.push_back(Bp);
+  KernelArgs pb{bufs_b.data(), scalars, &err};
+  if (!pack_direct(k, false, buffers, Bp, es, NR, t)) run_elementwise(t.pack_b, &pb, d.batch_b * d.N * d.K);
+  auto t_packed = now();
+  if (env_int("LT_MM_UKRBENCH", 0) && d.K >= 256 && d.P > 0 && d.Q > 0) {
+    char* tile = thread_tile(static_cast<size_t>(MR * NR * es));
+    auto u0 = now();
+    for (int i = 0; i < 2000; ++i) t.ukr(256, Ap, Bp, tile, NR, 0);
+    double ms = std::chrono::duration<double, std::milli>(now() - u0).count();
+    std::fprintf(stderr, "[lt] ukr %ldx%ld kc=256: %.1f GFLOP/s on one thread\n", (long)MR, (long)NR,
+                 2000.0 * 2 * MR * NR * 256 / (ms * 1e6));
+  }
+
+  // Output tiles MC x NC: enough of them to keep every thread busy.
+  int threads = tbb::this_task_arena::max_concurrency();
+  int64_t mc = MR * std::max<int64_t>(1, env_int("LT_MM_MCP", MR >= 12 ? 8 : 24));
+  int64_t nc = NR * std::max<int64_t>(1, env_int("LT_MM_NCP", NR >= 32 ? 8 : 16));
+  auto tiles = [&] { return d.B * ((d.M + mc - 1) / mc) * ((d.N + nc - 1) / nc); };
+  while (tiles() < 4 * threads && nc > NR) nc -= NR;
+  while (tiles() < 4 * threads && mc > MR) mc -= MR;
+  const int64_t tm = (d.M + mc - 1) / mc, tn = (d.N + nc - 1) / nc;
+  const int64_t ldt = ((std::min(nc, d.N) + NR - 1) / NR) * NR;
+  const int64_t total = d.B * tm * tn;
+  auto run_tiles = [&](int64_t t0, int64_t t1) {
+    char* tile = thread_tile(static_cast<size_t>(((std::min(mc, d.M) + MR - 1) / MR) * MR * ldt * es));
+    std::vector<void*> eb(buffers, buffers + nb);
+    KernelArgs ea{eb.data(), scalars, &err};
+    for (int64_t ti = t0; ti < t1; ++ti) {
+      int64_t bt = ti / (tm * tn), rest = ti % (tm * tn), it = rest / tn, jt = rest % tn;
+      int64_t m0 = it * mc, m1 = std::min(d.M, m0 + mc), n0 = jt * nc, n1 = std::min(d.N, n0 + nc);
+      int64_t p0 = m0 / MR, p1 = (m1 + MR - 1) / MR, q0 = n0 / NR, q1 = (n1 + NR - 1) / NR;
+      const char* Ab = Ap + (bt % d.batch_a) * d.P * d.K * MR * es;
+      const char* Bb = Bp + (bt % d.batch_b) * d.Q * d.K * NR * es;
+      if (d.K == 0) std::memset(tile, 0, static_cast<size_t>((p1 - p0) * MR * ldt * es));
+      for (int64_t k0 = 0; k0 < d.K; k0 += KC) {
+        int64_t kc = std::min(KC, d.K - k0);
+        for (int64_t q = q0; q < q1; ++q) {
+          const char* bpan = Bb + (q * d.K + k0) * NR * es;
+          for (int64_t p = p0; p < p1; ++p)
+            t.ukr(kc, Ab + (p * d.K + k0) * MR * es, bpan, tile + ((p - p0) * MR * ldt + (q - q0) * NR) * es, ldt,
+                  k0 > 0);
+        }
+      }
+      for (int64_t m = m0; m < m1; ++m) {
+        int64_t lin = (bt * d.M + m) * d.N + n0;
+        eb[k.mm_acc] = reinterpret_cast<void*>(reinterpret_cast<uintptr_t>(tile) + static_cast<uintptr_t>(((m - m0) * ldt - lin) * es));
+        t.epi(&ea, lin, lin + (n1 - n0));
+      }
+    }
+  };
+  if (total == 1 || d.M * d.N * std::max<int64_t>(d.K, 1) < (1 << 17)) {
+    run_tiles(0, total);
+  } else {
+    tbb::parallel_for(tbb::blocked_range<int64_t>(0, total, 1),
+                      [&](const tbb::blocked_range<int64_t>& r) { run_tiles(r.begin(), r.end()); });
+  }
+  if (profile)
+    std::fprintf(stderr, "[lt] matmul %ldx%ldx%ldx%ld pack A %.3f ms pack %.3f ms tiles %.3f ms (%ld tiles of %ldx%ld)\n", (long)d.B,
+                 (long)d.M, (long)d.N, (long)d.K, std::chrono::duration<double, std::milli>(t_pa - t_start).count(),
+                 std::chrono::duration<double, std::milli>(t_packed - t_start).count(),
+                 std::chrono::duration<double, std::milli>(now() - t_packed).count(), (long)total, (long)mc, (long)nc);
+  if (err.code != 0) {
+    Op op = static_cast<Op>(err.code - 1);
+    fail(ErrorKind::Index, op_name(op), ": index ", err.value, " is out of bounds for dimension ", err.axis,
+         " with size ", err.bound);
+  }
+}
+
+}  // namespace lt::cpu

@@ -1,0 +1,212 @@
+// MatMul kernels (jit/cpu/matmul.cpp) against the reference evaluator: edge
+// sizes, batched and broadcast-batched products, strided (transposed, sliced)
+// operands read in place, fused epilogues, float32/float64/integers, and the
+// scheduler's kernel counts for fused epilogues.
+//
+// Tolerance (docs/matmul.md): the JIT accumulates in the output dtype like
+// BLAS (float32 sums in float32, blocked over k), the reference in double.
+// The classic bound for a length-K dot product is |err| <= K u sum|a_k b_k|,
+// u = 2^-24 (float32) or 2^-53 (float64); in practice the error is ~sqrt(K) u
+// sum|a_k b_k|. We check |got - want| <= 4 sqrt(K) u amax bmax K + rtol |want|.
+#define BOOST_TEST_MODULE matmul
+#include "jit_test_util.h"
+
+using namespace lt;
+using namespace lt::test;
+
+namespace {
+
+double amax(const NodePtr& x) {
+  CapturedTrace ct = capture_trace({x});
+  double m = 0;
+  for (double v : values(evaluate_reference(ct.trace)[0])) m = std::max(m, std::fabs(v));
+  return m;
+}
+
+// Compares the JIT with the reference for `roots`, where each output is built
+// from products with inner size K of operands bounded by `bound`.
+size_t check(const std::vector<NodePtr>& roots, int64_t K, double bound = 9.0, DType product = DType::Bool) {
+  CapturedTrace ct = capture_trace(roots);
+  std::vector<BufferPtr> want = evaluate_reference(ct.trace);
+  std::vector<BufferPtr> got = run_cpu(ct.trace);
+  BOOST_REQUIRE_EQUAL(want.size(), got.size());
+  for (size_t o = 0; o < want.size(); ++o) {
+    BOOST_REQUIRE(want[o]->dtype() == got[o]->dtype());
+    BOOST_REQUIRE_EQUAL(want[o]->numel(), got[o]->numel());
+    DType d = want[o]->dtype();
+    if (!is_floating(d)) {
+      BOOST_CHECK_MESSAGE(std::memcmp(want[o]->data(), got[o]->data(), want[o]->nbytes()) == 0,
+                          "integer output " << o << " differs");
+      continue;
+    }
+    DType pd = product == DType::Bool ? d : product;  // the matmul's dtype when the epilogue casts
+    double u = pd == DType::Float32 ? std::ldexp(1.0, -24) : std::ldexp(1.0, -53);
+    double atol = 4 * std::sqrt(static_cast<double>(std::max<int64_t>(K, 1))) * u * bound * K + 1e-30;
+    auto w = values(want[o]), g = values(got[o]);
+    size_t bad = 0, first = 0;
+    for (size_t i = 0; i < w.size(); ++i) {
+      if (std::isnan(w[i]) && std::isnan(g[i])) continue;
+      if (std::fabs(w[i] - g[i]) <= atol + rtol_for(d) * std::fabs(w[i])) continue;
+      if (!bad++) first = i;
+    }
+    BOOST_CHECK_MESSAGE(bad == 0, "output " << o << " (" << dtype_name(d) << "): " << bad << " of " << w.size()
+                                            << " differ; first at " << first << ": want " << w[first] << " got "
+                                            << g[first] << " atol " << atol);
+  }
+  return cpu_plan_for(ct.trace, RunOptions{})->kernels.size();
+}
+
+const DType kFloats[] = {DType::Float32, DType::Float64};
+
+}  // namespace
+
+BOOST_AUTO_TEST_CASE(edge_sizes) {
+  struct S {
+    int64_t m, k, n;
+  };
+  S sizes[] = {{1, 1, 1},   {1, 37, 1},  {1, 64, 200}, {200, 64, 1}, {7, 0, 5},    {0, 3, 4},
+               {13, 17, 33}, {127, 127, 127}, {15, 300, 65}, {31, 513, 97}};
+  uint32_t seed = 1;
+  for (DType d : kFloats)
+    for (S s : sizes) {
+      NodePtr a = random_input(d, {s.m, s.k}, -3, 3, seed++), b = random_input(d, {s.k, s.n}, -3, 3, seed++);
+      BOOST_TEST_CONTEXT(dtype_name(d) << " " << s.m << "x" << s.k << "x" << s.n) { check({ops::matmul(a, b)}, s.k); }
+    }
+}
+
+BOOST_AUTO_TEST_CASE(prime_size_1031) {
+  for (DType d : kFloats) {
+    NodePtr a = random_input(d, {1031, 1031}, -3, 3, 11), b = random_input(d, {1031, 1031}, -3, 3, 12);
+    check({ops::matmul(a, b)}, 1031);
+  }
+}
+
+BOOST_AUTO_TEST_CASE(vectors) {
+  for (DType d : kFloats) {
+    NodePtr a = random_input(d, {1, 300}, -3, 3, 1), b = random_input(d, {300, 1}, -3, 3, 2);
+    NodePtr v = random_input(d, {300}, -3, 3, 3), m = random_input(d, {300, 45}, -3, 3, 4);
+    check({ops::matmul(a, b), ops::matmul(b, a)}, 300);
+    check({ops::matmul(v, m), ops::matmul(ops::transpose(m, 0, 1), v), ops::matmul(v, v)}, 300);
+  }
+}
+
+BOOST_AUTO_TEST_CASE(batched_and_broadcast_batched) {
+  for (DType d : kFloats) {
+    NodePtr a = random_input(d, {3, 2, 29, 40}, -3, 3, 1), b = random_input(d, {3, 2, 40, 35}, -3, 3, 2);
+    check({ops::matmul(a, b)}, 40);
+    NodePtr w = random_input(d, {40, 35}, -3, 3, 3);
+    check({ops::matmul(a, w)}, 40);                    // rhs broadcast over the batch: folded into M
+    NodePtr l = random_input(d, {29, 40}, -3, 3, 4);
+    check({ops::matmul(l, b)}, 40);                    // lhs broadcast
+    NodePtr bb = random_input(d, {2, 40, 35}, -3, 3, 5);
+    check({ops::matmul(a, bb)}, 40);                   // broadcast over the outer batch dim
+    NodePtr a1 = random_input(d, {3, 1, 29, 40}, -3, 3, 6);
+    check({ops::matmul(a1, b)}, 40);                   // size-1 batch dim expanded
+  }
+}
+
+BOOST_AUTO_TEST_CASE(strided_operands) {
+  for (DType d : kFloats) {
+    NodePtr at = random_input(d, {70, 50}, -3, 3, 1), bt = random_input(d, {90, 70}, -3, 3, 2);
+    NodePtr a = ops::transpose(at, 0, 1), b = ops::transpose(bt, 0, 1);  // [50, 70] and [70, 90]
+    check({ops::matmul(a, b)}, 70);
+    NodePtr big = random_input(d, {120, 160}, -3, 3, 3);
+    NodePtr s1 = ops::slice(big, 1, 10, 80, 1);           // [120, 70] row stride 160
+    NodePtr s2 = ops::slice(ops::slice(big, 0, 1, 71, 1), 1, 0, 160, 2);  // [70, 80] col stride 2
+    check({ops::matmul(s1, s2)}, 70);
+    NodePtr x3 = random_input(d, {4, 33, 21}, -3, 3, 4);
+    check({ops::matmul(ops::transpose(x3, 1, 2), x3)}, 33);  // batched A^T A
+    // The plan reads the transposed weight in place (no copy kernel) and knows its strides.
+    CapturedTrace ct = capture_trace({ops::matmul(a, b)});
+    auto plan = cpu_plan_for(ct.trace, RunOptions{});
+    BOOST_REQUIRE_EQUAL(plan->kernels.size(), 1u);
+    const Kernel& k = plan->kernels[0];
+    BOOST_CHECK(k.mm_lhs_view.valid() && k.mm_lhs_view.row_stride == 1 && k.mm_lhs_view.col_stride == 50);
+    BOOST_CHECK(k.mm_rhs_view.valid() && k.mm_rhs_view.row_stride == 1 && k.mm_rhs_view.col_stride == 70);
+  }
+}
+
+BOOST_AUTO_TEST_CASE(fused_epilogues) {
+  for (DType d : kFloats) {
+    NodePtr x = random_input(d, {67, 90}, -2, 2, 1), w = random_input(d, {45, 90}, -1, 1, 2);
+    NodePtr bias = random_input(d, {45}, -1, 1, 3), res = random_input(d, {67, 45}, -1, 1, 4);
+    NodePtr y = ops::linear(x, w, bias);
+    BOOST_CHECK_EQUAL(check({ops::relu(y)}, 90, 2), 1u);
+    BOOST_CHECK_EQUAL(check({ops::gelu(y)}, 90, 2), 1u);
+    BOOST_CHECK_EQUAL(check({ops::tanh(ops::mul(y, ops::scalar(0.5, d)))}, 90, 2), 1u);
+    BOOST_CHECK_EQUAL(check({ops::add(ops::mul(ops::matmul(x, ops::transpose(w, 0, 1)), ops::scalar(0.25, d)), res)}, 90, 2), 1u);
+    BOOST_CHECK_EQUAL(check({ops::cast(y, d == DType::Float32 ? DType::Float64 : DType::Float32)}, 90, 2, DType::Float32), 1u);
+    // 3-D input through linear: batch folded into M, bias fused.
+    NodePtr x3 = random_input(d, {3, 11, 90}, -2, 2, 5);
+    BOOST_CHECK_EQUAL(check({ops::relu(ops::linear(x3, w, bias))}, 90, 2), 1u);
+    // The product and the epilogue both needed: still correct.
+    NodePtr mm = ops::matmul(x, ops::transpose(w, 0, 1));
+    check({mm, ops::relu(ops::add(mm, bias))}, 90, 2);
+    // The product read at other coordinates than its own: not an epilogue.
+    NodePtr sq = ops::matmul(x, ops::transpose(x, 0, 1));
+    check({ops::add(sq, ops::transpose(sq, 0, 1))}, 90, 2);
+    check({ops::sum(ops::relu(y), {1}, false)}, 90, 2);
+  }
+}
+
+BOOST_AUTO_TEST_CASE(linear_bias_relu_is_one_kernel) {
+  NodePtr x = random_input(DType::Float32, {64, 128}), w = random_input(DType::Float32, {32, 128});
+  NodePtr b = random_input(DType::Float32, {32});
+  BOOST_CHECK_EQUAL(kernel_count({ops::relu(ops::linear(x, w, b))}), 1u);
+  BOOST_CHECK_EQUAL(kernel_count({ops::relu(ops::linear(x, w, b))}, "none"), 4u);
+}
+
+BOOST_AUTO_TEST_CASE(integers) {
+  for (DType d : {DType::Int32, DType::Int64}) {
+    NodePtr a = random_input(d, {37, 300}, -50, 50, 1), b = random_input(d, {300, 41}, -50, 50, 2);
+    check({ops::matmul(a, b), ops::add(ops::matmul(a, b), ops::scalar_int(3, d))}, 300);
+    NodePtr c = random_input(d, {2, 5, 7}, -9, 9, 3), e = random_input(d, {2, 7, 3}, -9, 9, 4);
+    check({ops::matmul(c, e)}, 7);
+  }
+}
+
+BOOST_AUTO_TEST_CASE(autograd_products) {
+  // linear's backward products: dX = dY W (W read as stored), dW = dY^T X (dY transposed in place).
+  for (DType d : kFloats) {
+    NodePtr x = random_input(d, {50, 70}, -2, 2, 1), w = random_input(d, {30, 70}, -2, 2, 2);
+    NodePtr dy = random_input(d, {50, 30}, -2, 2, 3);
+    check({ops::matmul(dy, w), ops::matmul(ops::transpose(dy, 0, 1), x)}, 50, 4);
+  }
+}
+
+// Index checks inside operands (CheckIndex is an effect, scheduler/kernel.h):
+// one_hot's range check is read by no value (its gathered ones fold to a
+// constant) and a gather along k checks an index that depends on k; both must
+// raise when the product is computed by a MatMul kernel, and leave good
+// results alone when the indices are valid.
+BOOST_AUTO_TEST_CASE(operand_index_checks_raise) {
+  auto idx = [](Shape s, std::vector<double> v) { return make_input(buffer_of(DType::Int64, v), std::move(s)); };
+  auto raises = [](const std::vector<NodePtr>& roots) {
+    CapturedTrace ct = capture_trace(roots);
+    try {
+      run_cpu(ct.trace);
+    } catch (const Error& e) {
+      return e.kind() == ErrorKind::Index;
+    }
+    return false;
+  };
+  NodePtr w = random_input(DType::Float32, {5, 7}, -1, 1, 1);
+  auto hot = [](const NodePtr& i) { return ops::cast(ops::one_hot(i, 5), DType::Float32); };
+  NodePtr good = idx({3}, {0, 4, 2}), bad = idx({3}, {0, 5, 2});
+  check({ops::relu(ops::matmul(hot(good), w))}, 5);
+  BOOST_CHECK(raises({ops::relu(ops::matmul(hot(bad), w))}));
+  BOOST_CHECK(raises({ops::matmul(ops::transpose(w, 0, 1), ops::transpose(hot(bad), 0, 1))}));  // in the rhs
+  // Gathers along k in the lhs ([M, K] index) and in the rhs ([K, N] index).
+  NodePtr g = random_input(DType::Float32, {6, 9}, -1, 1, 2), v = random_input(DType::Float32, {4, 3}, -1, 1, 3);
+  NodePtr gi = random_input(DType::Int64, {6, 4}, 0, 9, 4);
+  check({ops::matmul(ops::gather(g, 1, gi), v)}, 4);
+  std::vector<double> bad_gi(24, 1.0);
+  bad_gi[13] = 9;
+  BOOST_CHECK(raises({ops::matmul(ops::gather(g, 1, idx({6, 4}, bad_gi)), v)}));
+  NodePtr h = random_input(DType::Float32, {9, 3}, -1, 1, 5), u = random_input(DType::Float32, {2, 4}, -1, 1, 6);
+  NodePtr hi = random_input(DType::Int64, {4, 3}, 0, 9, 7);
+  check({ops::matmul(u, ops::gather(h, 0, hi))}, 4);
+  std::vector<double> bad_hi(12, 2.0);
+  bad_hi[7] = -1;
+  BOOST_CHECK(raises({ops::matmul(u, ops::gather(h, 0, idx({4, 3}, bad_hi)))}));
+}
