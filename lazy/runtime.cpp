@@ -128,37 +128,33 @@ void sync_nodes(absl::Span<const NodePtr> requested, const RunOptions& options) 
     if (n->is_pending() && marked.insert(n.get()).second) roots.push_back(n);
   }
   if (roots.empty()) return;
-  // Mark everything pending that the requested roots reach.
-  std::vector<Node*> stack;
-  for (const NodePtr& n : roots) stack.push_back(n.get());
-  absl::flat_hash_set<const Node*> reached;
-  while (!stack.empty()) {
-    Node* n = stack.back();
-    stack.pop_back();
-    if (!reached.insert(n).second) continue;
-    for (const NodePtr& in : n->inputs)
-      if (in->is_pending()) stack.push_back(in.get());
-  }
-  // Promote marked nodes that other live pending tensors reach.
-  absl::flat_hash_set<const Node*> seen;
-  for (const NodePtr& other : live_pending_nodes()) {
-    std::vector<const NodePtr*> work{&other};
+  std::vector<NodePtr> others = live_pending_nodes();
+  // The capture marks everything the requested roots reach; then every marked
+  // node another live pending tensor reaches is promoted to an extra output.
+  TraceCapture capture(roots);
+  absl::flat_hash_set<const Node*> seen;  // visited outside the trace
+  std::vector<const NodePtr*> work;
+  for (const NodePtr& other : others) {
+    work.assign(1, &other);
     while (!work.empty()) {
       const NodePtr& p = *work.back();
       work.pop_back();
-      if (!seen.insert(p.get()).second) continue;
-      if (reached.contains(p.get())) {
-        if (marked.insert(p.get()).second) roots.push_back(p);
+      if (int32_t index = capture.index_of(p.get()); index >= 0) {
+        if (marked.insert(p.get()).second) {
+          roots.push_back(p);
+          capture.add_output(index);
+        }
         continue;
       }
+      if (!seen.insert(p.get()).second) continue;
       for (const NodePtr& in : p->inputs)
         if (in->is_pending()) work.push_back(&in);
     }
   }
-  CapturedTrace captured = capture_trace(roots);
-  dump_trace(captured.trace);
+  Trace trace = capture.finish();
+  dump_trace(trace);
   counters::syncs.add();
-  std::vector<BufferPtr> outputs = current_backend().run(captured.trace, options);
+  std::vector<BufferPtr> outputs = current_backend().run(trace, options);
   for (size_t i = 0; i < roots.size(); ++i) roots[i]->realize(std::move(outputs[i]));
   g_live_at_last_sync.store(counters::nodes_live.get(), std::memory_order_relaxed);
 }
