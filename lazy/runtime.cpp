@@ -72,9 +72,15 @@ Backend& resolve_backend(const std::string& name) {
   fail(ErrorKind::Value, "LT_BACKEND: unknown backend '", name, "' (expected cpu, cuda or reference)");
 }
 
-void dump_trace(const Trace& trace) {
+const char* dump_dir() {
   static const char* dir = std::getenv("LT_DUMP_DIR");
-  if (!dir || !*dir) return;
+  return dir;
+}
+bool dumping() { return dump_dir() && *dump_dir(); }
+
+void dump_trace(const Trace& trace) {
+  if (!dumping()) return;
+  const char* dir = dump_dir();
   static std::mutex mu;
   static absl::flat_hash_set<Hash128> written;
   std::lock_guard<std::mutex> lock(mu);
@@ -151,10 +157,15 @@ void sync_nodes(absl::Span<const NodePtr> requested, const RunOptions& options) 
         if (in->is_pending()) work.push_back(&in);
     }
   }
-  Trace trace = capture.finish();
-  dump_trace(trace);
+  capture.seal();
   counters::syncs.add();
-  std::vector<BufferPtr> outputs = current_backend().run(trace, options);
+  Backend& backend = current_backend();
+  std::vector<BufferPtr> outputs;
+  if (dumping() || !backend.run_cached(capture.hash(), capture.params(), capture.scalars(), options, &outputs)) {
+    Trace trace = capture.trace();
+    dump_trace(trace);
+    outputs = backend.run(trace, options);
+  }
   for (size_t i = 0; i < roots.size(); ++i) roots[i]->realize(std::move(outputs[i]));
   g_live_at_last_sync.store(counters::nodes_live.get(), std::memory_order_relaxed);
 }

@@ -55,6 +55,11 @@ Hash128 finish_hash(StableHasher h, absl::Span<const int32_t> outputs) {
 }  // namespace
 
 TraceCapture::TraceCapture(absl::Span<const NodePtr> roots) : lock_(capture_mutex()), epoch_(++g_epoch) {
+  // Sized like the previous capture on this thread: a training loop captures
+  // the same graph every step.
+  thread_local size_t t_last_nodes = 0, t_last_inputs = 0;
+  entries_.reserve(t_last_nodes);
+  inputs_.reserve(t_last_inputs);
   struct Frame {
     Node* node;
     size_t next_input;
@@ -84,49 +89,69 @@ TraceCapture::TraceCapture(absl::Span<const NodePtr> roots) : lock_(capture_mute
         cur->capture_epoch = epoch_;
       }
     }
-    trace_.outputs.push_back(root->capture_index);
+    outputs_.push_back(root->capture_index);
   }
+  t_last_nodes = entries_.size();
+  t_last_inputs = inputs_.size();
 }
 
 int32_t TraceCapture::emit_leaf(Node* n) {
-  Trace& t = trace_;
-  int32_t id = static_cast<int32_t>(t.nodes.size());
+  int32_t id = static_cast<int32_t>(entries_.size());
   if (n->is_materialized()) {
     auto [it, fresh] = by_buffer_.try_emplace(n->buffer.get(), id);
     if (!fresh) return it->second;
-    int32_t param = static_cast<int32_t>(t.params.size());
-    t.params.push_back(n->buffer);
-    t.nodes.push_back(TraceNode{Op::Input, n->dtype, n->shape, {}, {}, param});
+    int32_t param = static_cast<int32_t>(params_.size());
+    params_.push_back(n->buffer);
+    entries_.push_back({n, Op::Input, param, 0});
     hash_node(hash_, Op::Input, n->dtype, n->shape, {}, {}, param);
     return id;
   }
   // A Scalar node.
-  int32_t slot = static_cast<int32_t>(t.scalars.size());
-  t.scalars.push_back(n->scalar);
-  t.nodes.push_back(TraceNode{Op::Scalar, n->dtype, n->shape, n->attrs, {}, slot});
+  int32_t slot = static_cast<int32_t>(scalars_.size());
+  scalars_.push_back(n->scalar);
+  entries_.push_back({n, Op::Scalar, slot, 0});
   hash_node(hash_, Op::Scalar, n->dtype, n->shape, n->attrs, {}, slot);
   return id;
 }
 
 int32_t TraceCapture::emit_node(Node* n) {
-  TraceNode& tn = trace_.nodes.emplace_back(TraceNode{n->op, n->dtype, n->shape, n->attrs, {}, -1});
-  for (const NodePtr& in : n->inputs) tn.inputs.push_back(in->capture_index);
-  hash_node(hash_, tn.op, tn.dtype, tn.shape, tn.attrs, tn.inputs, -1);
-  return static_cast<int32_t>(trace_.nodes.size() - 1);
+  int32_t first = static_cast<int32_t>(inputs_.size());
+  for (const NodePtr& in : n->inputs) inputs_.push_back(in->capture_index);
+  hash_node(hash_, n->op, n->dtype, n->shape, n->attrs, absl::MakeConstSpan(inputs_).subspan(first), -1);
+  entries_.push_back({n, n->op, -1, first});
+  return static_cast<int32_t>(entries_.size() - 1);
 }
 
 int32_t TraceCapture::index_of(const Node* n) const { return n->capture_epoch == epoch_ ? n->capture_index : -1; }
 
-Trace TraceCapture::finish() {
-  trace_.hash = finish_hash(hash_, trace_.outputs);
+void TraceCapture::seal() {
+  hash_value_ = finish_hash(hash_, outputs_);
   counters::traces_captured.add();
   lock_.unlock();
-  return std::move(trace_);
+}
+
+Trace TraceCapture::trace() const {
+  Trace t;
+  t.nodes.reserve(entries_.size());
+  for (const Entry& e : entries_) {
+    const Node& n = *e.node;
+    TraceNode& tn = t.nodes.emplace_back(TraceNode{e.op, n.dtype, n.shape, {}, {}, e.param});
+    if (e.op == Op::Input) continue;
+    tn.attrs = n.attrs;
+    if (e.op == Op::Scalar) continue;
+    tn.inputs.assign(inputs_.begin() + e.first_input, inputs_.begin() + e.first_input + static_cast<int32_t>(n.inputs.size()));
+  }
+  t.outputs = outputs_;
+  t.params = params_;
+  t.scalars = scalars_;
+  t.hash = hash_value_;
+  return t;
 }
 
 CapturedTrace capture_trace(absl::Span<const NodePtr> roots) {
   TraceCapture capture(roots);
-  return CapturedTrace{capture.finish()};
+  capture.seal();
+  return CapturedTrace{capture.trace()};
 }
 
 Hash128 hash_trace(const Trace& t) {
