@@ -1,6 +1,8 @@
 // bench/probe_cpu.cpp — runs one benchmark workload a few times (for LT_DEBUG=2/4
 // inspection of its kernels while tuning the JIT).
 //   probe_cpu chain10|gelu_expr|sum|softmax|layer_norm [repeat]
+//   probe_cpu hitsync [repeat]   the bench's (d): record + cache-hit sync of a
+//                                100-op trace on [32], median us (for perf record)
 #include <time.h>
 
 #include <chrono>
@@ -51,11 +53,38 @@ static int compile_probe(int repeat) {
   return 0;
 }
 
+// The bench's section (d): a 100-op trace on [32] tensors, recorded and
+// synced `repeat` times (a cache hit after the first); median record and sync us.
+static int hit_sync_probe(int repeat) {
+  using namespace lt;
+  Tensor small = rand({32}, 99);
+  lt::sync(small);
+  std::vector<double> record_us, sync_us;
+  for (int i = 0; i < repeat + 20; ++i) {
+    auto t0 = std::chrono::steady_clock::now();
+    Tensor y = small;
+    for (int j = 0; j < 50; ++j) y = y * 1.0001 + 0.5;
+    auto t1 = std::chrono::steady_clock::now();
+    lt::sync(y);
+    auto t2 = std::chrono::steady_clock::now();
+    if (i >= 20) {
+      record_us.push_back(std::chrono::duration<double, std::micro>(t1 - t0).count());
+      sync_us.push_back(std::chrono::duration<double, std::micro>(t2 - t1).count());
+    }
+  }
+  std::sort(record_us.begin(), record_us.end());
+  std::sort(sync_us.begin(), sync_us.end());
+  std::printf("100-op trace on [32]: record %.2f us, cache-hit sync %.2f us (medians of %d)\n",
+              record_us[record_us.size() / 2], sync_us[sync_us.size() / 2], repeat);
+  return 0;
+}
+
 int main(int argc, char** argv) {
   using namespace lt;
   std::string w = argc > 1 ? argv[1] : "gelu_expr";
   int repeat = argc > 2 ? std::atoi(argv[2]) : 5;
   if (w == "compile") return compile_probe(repeat);
+  if (w == "hitsync") return hit_sync_probe(repeat);
   const int64_t n = int64_t{16} << 20;
   Tensor x = randn({n}, 1), s = randn({4096, 4096}, 2), l = randn({8192, 1024}, 3);
   Tensor wt = randn({1024}, 4), b = randn({1024}, 5);

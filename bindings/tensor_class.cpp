@@ -239,6 +239,82 @@ py::object to_impl(py::object self, py::args args, py::kwargs kw) {
   return wrap(lt::cast(x, dtype.value_or(x.dtype())));
 }
 
+// ---- fast paths: CPython slots instead of pybind11 dispatch ----
+//
+// The per-op budget is under a microsecond, and pybind11's dispatcher (an
+// argument vector, one caster per argument, a result cast) plus CPython's
+// lookup of __add__ in the type dict cost a good part of it. The hottest
+// operators therefore get C functions in the type's number slots, and the
+// hottest unary functions a METH_FASTCALL entry; both compute exactly what the
+// bound methods do (same helpers, NotImplemented for other operands) and
+// translate C++ exceptions through pybind11's registered translators. The
+// bound methods stay in the type dict (explicit a.__add__(b), subclasses).
+
+PyObject* raise_current_exception() {
+  try {
+    throw;
+  } catch (py::error_already_set& e) {
+    e.restore();
+    return nullptr;
+  } catch (...) {
+    if (py::detail::apply_exception_translators(py::detail::get_local_internals().registered_exception_translators))
+      return nullptr;
+    if (py::detail::apply_exception_translators(py::detail::get_internals().registered_exception_translators))
+      return nullptr;
+    PyErr_SetString(PyExc_SystemError, "lazytensor: exception escaped from the exception translators");
+    return nullptr;
+  }
+}
+
+template <class F>
+PyObject* number_slot(PyObject* a, PyObject* b, F&& f) {
+  try {
+    py::object r;
+    if (is_tensor(a)) r = op_binary(as_tensor(a), b, f);
+    else if (is_tensor(b)) r = op_rbinary(as_tensor(b), a, f);  // reflected: `2.0 - t`
+    else r = not_implemented();
+    return r.release().ptr();
+  } catch (...) {
+    return raise_current_exception();
+  }
+}
+
+PyObject* nb_add(PyObject* a, PyObject* b) { return number_slot(a, b, [](auto&& x, auto&& y) { return lt::add(x, y); }); }
+PyObject* nb_sub(PyObject* a, PyObject* b) { return number_slot(a, b, [](auto&& x, auto&& y) { return checked_sub(x, y); }); }
+PyObject* nb_mul(PyObject* a, PyObject* b) { return number_slot(a, b, [](auto&& x, auto&& y) { return lt::mul(x, y); }); }
+PyObject* nb_div(PyObject* a, PyObject* b) { return number_slot(a, b, [](auto&& x, auto&& y) { return lt::div(x, y); }); }
+
+/// A module function `name(tensor)` computed by `fn` when called with one
+/// positional tensor; any other call goes to the pybind11 function it replaces.
+template <Tensor (*fn)(const Tensor&)>
+struct FastUnary {
+  static inline PyObject* fallback = nullptr;
+  static PyObject* call(PyObject*, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+    if (nargs == 1 && kwnames == nullptr && is_tensor(args[0])) {
+      try {
+        return wrap(fn(as_tensor(args[0]).get())).release().ptr();
+      } catch (...) {
+        return raise_current_exception();
+      }
+    }
+    return PyObject_Vectorcall(fallback, args, static_cast<size_t>(nargs), kwnames);
+  }
+  static void install(py::module_& m, const char* name) {
+    static PyMethodDef def{name, reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(&call)),
+                           METH_FASTCALL | METH_KEYWORDS, nullptr};
+    py::object old = m.attr(name);
+    fallback = old.release().ptr();  // kept for the life of the process
+    py::object f = py::reinterpret_steal<py::object>(PyCFunction_NewEx(&def, nullptr, m.attr("__name__").ptr()));
+    if (!f) throw py::error_already_set();
+    m.attr(name) = f;
+  }
+};
+
+Tensor relu_fn(const Tensor& x) { return lt::relu(x); }
+Tensor exp_fn(const Tensor& x) { return lt::exp(x); }
+Tensor sigmoid_fn(const Tensor& x) { return lt::sigmoid(x); }
+Tensor tanh_fn(const Tensor& x) { return lt::tanh(x); }
+
 }  // namespace
 
 void bind_tensor(py::module_& m, py::class_<PyTensor>& cls) {
@@ -849,6 +925,18 @@ void bind_tensor(py::module_& m, py::class_<PyTensor>& cls) {
     assign_cast(s, r.node());
     return self;
   });
+
+  // Fast paths (above): installed last, over what pybind11 set up.
+  auto* type = reinterpret_cast<PyTypeObject*>(cls.ptr());
+  type->tp_as_number->nb_add = nb_add;
+  type->tp_as_number->nb_subtract = nb_sub;
+  type->tp_as_number->nb_multiply = nb_mul;
+  type->tp_as_number->nb_true_divide = nb_div;
+  PyType_Modified(type);
+  FastUnary<relu_fn>::install(m, "relu");
+  FastUnary<exp_fn>::install(m, "exp");
+  FastUnary<sigmoid_fn>::install(m, "sigmoid");
+  FastUnary<tanh_fn>::install(m, "tanh");
 }
 
 }  // namespace ltpy

@@ -111,6 +111,8 @@ class CpuBackend final : public Backend {
  public:
   std::string_view name() const override { return "cpu"; }
   std::vector<BufferPtr> run(const Trace& trace, const RunOptions& options) override;
+  bool run_cached(const Hash128& hash, const std::vector<BufferPtr>& params, const std::vector<ScalarValue>& scalars,
+                  const RunOptions& options, std::vector<BufferPtr>* outputs) override;
 
   std::shared_ptr<const Executable> executable(const Trace& trace, const RunOptions& options, bool* hit, double* compile_ms,
                                                int* compiled);
@@ -122,17 +124,21 @@ class CpuBackend final : public Backend {
 
  private:
   cpu::KernelEntry kernel(const Kernel& k, double* compile_ms, int* compiled);
+  /// Binds buffers and runs the plan's kernels; the outputs in trace order.
+  std::vector<BufferPtr> launch(const Executable& exe, const std::vector<BufferPtr>& params,
+                                const std::vector<ScalarValue>& scalars, const Hash128& hash, bool hit, int compiled,
+                                double compile_ms);
 
   std::mutex mu_;
   absl::flat_hash_map<Hash128, std::shared_ptr<const Executable>> traces_;
   absl::flat_hash_map<Hash128, cpu::KernelEntry> kernels_;
 };
 
-Hash128 trace_key(const Trace& trace, const FusionPolicy& policy) {
-  Hash128 h = trace.hash;
-  if (h == Hash128{}) h = hash_trace(trace);
-  return StableHasher().add(h).add_string(policy.name()).finish();
+Hash128 trace_key(const Hash128& trace_hash, const FusionPolicy& policy) {
+  return StableHasher().add(trace_hash).add_string(policy.name()).finish();
 }
+
+Hash128 hash_of(const Trace& trace) { return trace.hash == Hash128{} ? hash_trace(trace) : trace.hash; }
 
 cpu::KernelEntry CpuBackend::kernel(const Kernel& k, double* compile_ms, int* compiled) {
   Hash128 key = kernel_key(k);
@@ -184,7 +190,7 @@ cpu::KernelEntry CpuBackend::kernel(const Kernel& k, double* compile_ms, int* co
 std::shared_ptr<const Executable> CpuBackend::executable(const Trace& trace, const RunOptions& options, bool* hit,
                                                          double* compile_ms, int* compiled) {
   const FusionPolicy& policy = fusion_policy(options.fusion);
-  Hash128 key = trace_key(trace, policy);
+  Hash128 key = trace_key(hash_of(trace), policy);
   {
     std::lock_guard<std::mutex> lock(mu_);
     auto it = traces_.find(key);
@@ -203,13 +209,33 @@ std::shared_ptr<const Executable> CpuBackend::executable(const Trace& trace, con
 }
 
 std::vector<BufferPtr> CpuBackend::run(const Trace& trace, const RunOptions& options) {
-  auto t0 = Clock::now();
   bool hit = false;
   double compile_ms = 0;
   int compiled = 0;
   std::shared_ptr<const Executable> exe = executable(trace, options, &hit, &compile_ms, &compiled);
+  return launch(*exe, trace.params, trace.scalars, hash_of(trace), hit, compiled, compile_ms);
+}
+
+bool CpuBackend::run_cached(const Hash128& hash, const std::vector<BufferPtr>& params,
+                            const std::vector<ScalarValue>& scalars, const RunOptions& options,
+                            std::vector<BufferPtr>* outputs) {
+  Hash128 key = trace_key(hash, fusion_policy(options.fusion));
+  std::shared_ptr<const Executable> exe;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    auto it = traces_.find(key);
+    if (it == traces_.end()) return false;
+    exe = it->second;
+  }
+  *outputs = launch(*exe, params, scalars, hash, true, 0, 0.0);
+  return true;
+}
+
+std::vector<BufferPtr> CpuBackend::launch(const Executable& exe, const std::vector<BufferPtr>& params,
+                                          const std::vector<ScalarValue>& scalars, const Hash128& hash, bool hit,
+                                          int compiled, double compile_ms) {
   (hit ? counters::trace_cache_hits : counters::trace_cache_misses).add();
-  const Plan& plan = *exe->plan;
+  const Plan& plan = *exe.plan;
   auto t1 = Clock::now();
 
   // Bind buffers: params from the trace, fresh outputs, temporaries by slot.
@@ -221,9 +247,9 @@ std::vector<BufferPtr> CpuBackend::run(const Trace& trace, const RunOptions& opt
     const PlanBuffer& b = plan.buffers[i];
     switch (b.role) {
       case PlanBuffer::Role::Param: {
-        if (b.index >= static_cast<int32_t>(trace.params.size()) || !trace.params[b.index])
+        if (b.index >= static_cast<int32_t>(params.size()) || !params[b.index])
           fail(ErrorKind::Runtime, "cpu backend: trace parameter ", b.index, " has no buffer");
-        const BufferPtr& p = trace.params[b.index];
+        const BufferPtr& p = params[b.index];
         if (p->dtype() != b.dtype || p->numel() != b.numel)
           fail(ErrorKind::Runtime, "cpu backend: parameter ", b.index, " is ", dtype_name(p->dtype()), "[", p->numel(),
                "], expected ", dtype_name(b.dtype), "[", b.numel, "]");
@@ -237,21 +263,21 @@ std::vector<BufferPtr> CpuBackend::run(const Trace& trace, const RunOptions& opt
   }
 
   std::vector<void*> ptrs;
-  std::vector<int64_t> scalars;
+  std::vector<int64_t> scalar_bits;
   for (size_t ki = 0; ki < plan.kernels.size(); ++ki) {
     const Kernel& k = plan.kernels[ki];
     ptrs.clear();
     for (const KernelBuffer& kb : k.buffers) ptrs.push_back(kb.plan_buffer >= 0 ? data[kb.plan_buffer] : nullptr);
-    scalars.clear();
+    scalar_bits.clear();
     for (size_t s = 0; s < k.scalar_types.size(); ++s) {
-      const ScalarValue& v = trace.scalars.at(k.scalar_slots[s]);
+      const ScalarValue& v = scalars.at(k.scalar_slots[s]);
       int64_t bits;
       if (is_floating(k.scalar_types[s])) std::memcpy(&bits, &v.f, sizeof bits);
       else bits = v.i;
-      scalars.push_back(bits);
+      scalar_bits.push_back(bits);
     }
     auto k0 = Clock::now();
-    cpu::launch_kernel(k, exe->fns[ki], ptrs.data(), scalars.data());
+    cpu::launch_kernel(k, exe.fns[ki], ptrs.data(), scalar_bits.data());
     counters::kernels_launched.add();
     if (debug_level() >= 2) {
       double ms = ms_between(k0, Clock::now());
@@ -260,11 +286,12 @@ std::vector<BufferPtr> CpuBackend::run(const Trace& trace, const RunOptions& opt
     }
   }
   std::vector<BufferPtr> outputs;
+  outputs.reserve(plan.outputs.size());
   for (int32_t b : plan.outputs) outputs.push_back(bound[b]);
   if (debug_level() >= 1) {
     auto t2 = Clock::now();
     std::fprintf(stderr, "[lt] sync trace=%s %s policy=%s kernels=%zu compiled=%d compile_ms=%.2f run_ms=%.3f\n",
-                 hash_hex(trace.hash).c_str(), hit ? "hit" : "miss", plan.policy.c_str(), plan.kernels.size(), compiled,
+                 hash_hex(hash).c_str(), hit ? "hit" : "miss", plan.policy.c_str(), plan.kernels.size(), compiled,
                  compile_ms, ms_between(t1, t2));
   }
   return outputs;

@@ -1,6 +1,7 @@
 // ir/node.cpp — node creation, hashing and iterative destruction.
 #include "ir/node.h"
 
+#include <algorithm>
 #include <cmath>
 #include <vector>
 
@@ -38,10 +39,18 @@ void set_grad_mode(bool enabled) { t_grad_mode = enabled; }
 
 Node::Node(Op op_, DType dtype_, Shape shape_, Attrs attrs_, NodeList inputs_)
     : op(op_), dtype(dtype_), shape(std::move(shape_)), attrs(std::move(attrs_)), inputs(std::move(inputs_)) {
+  // Small fields share one header word (counts that do not fit escape to a
+  // word of their own): every recorded op pays for this hash.
+  constexpr uint64_t kMax16 = 0xFFFF, kMax12 = 0xFFF;
+  uint64_t ndim = std::min<uint64_t>(shape.size(), kMax16), nattrs = std::min<uint64_t>(attrs.size(), kMax12),
+           ninputs = std::min<uint64_t>(inputs.size(), kMax12);
   StableHasher h;
-  h.add(static_cast<uint64_t>(op)).add(static_cast<uint64_t>(dtype)).add(shape.size());
+  h.add(0x80 | static_cast<uint64_t>(op) << 8 | static_cast<uint64_t>(dtype) << 16 | ndim << 24 | nattrs << 40 |
+        ninputs << 52);
+  if (ndim == kMax16) h.add(shape.size());
+  if (nattrs == kMax12) h.add(attrs.size());
+  if (ninputs == kMax12) h.add(inputs.size());
   for (int64_t d : shape) h.add(static_cast<uint64_t>(d));
-  h.add(attrs.size());
   for (int64_t a : attrs) h.add(static_cast<uint64_t>(a));
   for (const NodePtr& in : inputs) h.add(in->hash);
   hash = h.finish();

@@ -48,6 +48,10 @@ class Node {
   BufferPtr buffer;         ///< Input: its data; any other node: its value once realised
   /// Set by autograd when a backward pass without retain_graph went through this node.
   std::atomic<bool> grad_released{false};
+  /// Scratch of trace capture (trace/capture.cpp), read and written only under
+  /// its lock: the capture that last numbered this node, and the number.
+  uint64_t capture_epoch = 0;
+  int32_t capture_index = -1;
 
   Node(Op op, DType dtype, Shape shape, Attrs attrs, NodeList inputs);
   ~Node();

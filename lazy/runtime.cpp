@@ -72,9 +72,15 @@ Backend& resolve_backend(const std::string& name) {
   fail(ErrorKind::Value, "LT_BACKEND: unknown backend '", name, "' (expected cpu, cuda or reference)");
 }
 
-void dump_trace(const Trace& trace) {
+const char* dump_dir() {
   static const char* dir = std::getenv("LT_DUMP_DIR");
-  if (!dir || !*dir) return;
+  return dir;
+}
+bool dumping() { return dump_dir() && *dump_dir(); }
+
+void dump_trace(const Trace& trace) {
+  if (!dumping()) return;
+  const char* dir = dump_dir();
   static std::mutex mu;
   static absl::flat_hash_set<Hash128> written;
   std::lock_guard<std::mutex> lock(mu);
@@ -128,37 +134,38 @@ void sync_nodes(absl::Span<const NodePtr> requested, const RunOptions& options) 
     if (n->is_pending() && marked.insert(n.get()).second) roots.push_back(n);
   }
   if (roots.empty()) return;
-  // Mark everything pending that the requested roots reach.
-  std::vector<Node*> stack;
-  for (const NodePtr& n : roots) stack.push_back(n.get());
-  absl::flat_hash_set<const Node*> reached;
-  while (!stack.empty()) {
-    Node* n = stack.back();
-    stack.pop_back();
-    if (!reached.insert(n).second) continue;
-    for (const NodePtr& in : n->inputs)
-      if (in->is_pending()) stack.push_back(in.get());
-  }
-  // Promote marked nodes that other live pending tensors reach.
-  absl::flat_hash_set<const Node*> seen;
-  for (const NodePtr& other : live_pending_nodes()) {
-    std::vector<const NodePtr*> work{&other};
+  std::vector<NodePtr> others = live_pending_nodes();
+  // The capture marks everything the requested roots reach; then every marked
+  // node another live pending tensor reaches is promoted to an extra output.
+  TraceCapture capture(roots);
+  absl::flat_hash_set<const Node*> seen;  // visited outside the trace
+  std::vector<const NodePtr*> work;
+  for (const NodePtr& other : others) {
+    work.assign(1, &other);
     while (!work.empty()) {
       const NodePtr& p = *work.back();
       work.pop_back();
-      if (!seen.insert(p.get()).second) continue;
-      if (reached.contains(p.get())) {
-        if (marked.insert(p.get()).second) roots.push_back(p);
+      if (int32_t index = capture.index_of(p.get()); index >= 0) {
+        if (marked.insert(p.get()).second) {
+          roots.push_back(p);
+          capture.add_output(index);
+        }
         continue;
       }
+      if (!seen.insert(p.get()).second) continue;
       for (const NodePtr& in : p->inputs)
         if (in->is_pending()) work.push_back(&in);
     }
   }
-  CapturedTrace captured = capture_trace(roots);
-  dump_trace(captured.trace);
+  capture.seal();
   counters::syncs.add();
-  std::vector<BufferPtr> outputs = current_backend().run(captured.trace, options);
+  Backend& backend = current_backend();
+  std::vector<BufferPtr> outputs;
+  if (dumping() || !backend.run_cached(capture.hash(), capture.params(), capture.scalars(), options, &outputs)) {
+    Trace trace = capture.trace();
+    dump_trace(trace);
+    outputs = backend.run(trace, options);
+  }
   for (size_t i = 0; i < roots.size(); ++i) roots[i]->realize(std::move(outputs[i]));
   g_live_at_last_sync.store(counters::nodes_live.get(), std::memory_order_relaxed);
 }

@@ -82,11 +82,12 @@ void register_fusion_policy(std::shared_ptr<const FusionPolicy> policy) {
 }
 
 const FusionPolicy& fusion_policy(std::string_view name) {
-  std::string n(name);
-  if (n.empty()) {
+  // Read once: every sync asks for the default policy.
+  static const std::string env_default = [] {
     const char* env = std::getenv("LT_FUSION");
-    n = env && *env ? env : "default";
-  }
+    return std::string(env && *env ? env : "default");
+  }();
+  std::string_view n = name.empty() ? std::string_view(env_default) : name;
   Registry& r = registry();
   std::lock_guard<std::mutex> lock(r.mu);
   auto it = r.policies.find(n);

@@ -32,6 +32,10 @@
 namespace lt {
 namespace {
 
+/// Deepest inlined expression a kernel computes (in trace nodes); see bound_fused_depth.
+constexpr int32_t kMaxFusedDepth = 512;
+constexpr int64_t kCostCap = int64_t{1} << 40;
+
 struct NeedMaterialize {
   int32_t node;
 };
@@ -80,6 +84,7 @@ class Scheduler {
   void push_matmul(int32_t root, int32_t mm);
   int32_t epilogue_candidate(int32_t root);
   int32_t matmul_chain_end(int32_t mm);
+  void bound_fused_depth();
 
   const Trace& t_;
   const FusionPolicy& policy_;
@@ -715,6 +720,7 @@ Plan Scheduler::run() {
       }
   }
   for (int32_t o : t_.outputs) mat_[o] = 1;
+  bound_fused_depth();
   for (int restarts = 0;; ++restarts) {
     for (size_t i = 0; i < t_.nodes.size(); ++i) {
       const TraceNode& n = t_.nodes[i];
@@ -729,6 +735,7 @@ Plan Scheduler::run() {
       has_red[i] = k == OpKind::Reduce;
       for (int32_t in : n.inputs)
         if (!mat_[in]) cost[i] += cost[in], has_red[i] |= has_red[in];
+      cost[i] = std::min(cost[i], kCostCap);  // shared subexpressions double it per level
     }
     try {
       build_all();
@@ -769,6 +776,25 @@ Plan Scheduler::run() {
   plan_.policy = std::string(policy_.name());
   plan_.nodes_after_simplify = static_cast<int32_t>(t_.nodes.size());
   return std::move(plan_);
+}
+
+// Emission recurses once per inlined node (and the backends walk a kernel's
+// expression recursively too), so the depth of an inlined expression is bounded:
+// a node that would sit deeper than kMaxFusedDepth is materialised, which cuts a
+// 200k-op chain recorded without a sync into kernels of at most that depth
+// (and, their structure being identical, one compiled kernel). Materialising
+// only ever lowers the depth, so one pass before planning is enough.
+void Scheduler::bound_fused_depth() {
+  std::vector<int32_t> depth(t_.nodes.size(), 0);
+  for (size_t i = 0; i < t_.nodes.size(); ++i) {
+    const TraceNode& n = t_.nodes[i];
+    if (n.op == Op::Input || n.op == Op::Scalar) continue;
+    int32_t d = 0;
+    for (int32_t in : n.inputs)
+      if (!mat_[in]) d = std::max(d, depth[in]);
+    depth[i] = d + 1;
+    if (depth[i] >= kMaxFusedDepth) mat_[i] = 1;
+  }
 }
 
 void Scheduler::assign_temp_slots() {

@@ -24,6 +24,17 @@ class Backend {
   virtual std::string_view name() const = 0;
   /// Runs `trace` with its params and scalars; one buffer per output, in order.
   virtual std::vector<BufferPtr> run(const Trace& trace, const RunOptions& options) = 0;
+  /// The cache-hit fast path of a sync: runs the trace with structural hash
+  /// `hash` if this backend has already prepared it, with these runtime values
+  /// (the trace's params and scalars), setting `outputs` and returning true.
+  /// Returns false, doing nothing, when it has not; the caller then builds the
+  /// full Trace and calls run().
+  virtual bool run_cached(const Hash128& hash, const std::vector<BufferPtr>& params,
+                          const std::vector<ScalarValue>& scalars, const RunOptions& options,
+                          std::vector<BufferPtr>* outputs) {
+    (void)hash, (void)params, (void)scalars, (void)options, (void)outputs;
+    return false;
+  }
 };
 
 /// The reference evaluator as a Backend.

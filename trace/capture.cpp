@@ -1,7 +1,6 @@
 // trace/capture.cpp — canonical capture and the trace hash.
 #include "trace/capture.h"
 
-#include "absl/container/flat_hash_map.h"
 #include <algorithm>
 
 #include "ir/counters.h"
@@ -15,89 +14,150 @@ int32_t Trace::num_params() const {
   return n;
 }
 
-CapturedTrace capture_trace(absl::Span<const NodePtr> roots) {
-  CapturedTrace out;
-  Trace& t = out.trace;
-  absl::flat_hash_map<const Node*, int32_t> index;       // graph node -> trace index
-  absl::flat_hash_map<const Buffer*, int32_t> by_buffer;  // materialised buffer -> trace index
+namespace {
 
+std::mutex& capture_mutex() {
+  static std::mutex* m = new std::mutex();
+  return *m;
+}
+uint64_t g_epoch = 0;  // guarded by capture_mutex()
+
+// One node of the trace hash. Small fields share one header word (with an
+// escape for counts that do not fit), so a typical node costs 3-4 hasher
+// steps instead of 10. Every record starts with a non-zero header and the node
+// list ends with a 0 word, so the encoding is prefix-free. Only inputs and
+// scalars carry a param.
+void hash_node(StableHasher& h, Op op, DType dtype, absl::Span<const int64_t> shape, absl::Span<const int64_t> attrs,
+               absl::Span<const int32_t> inputs, int32_t param) {
+  constexpr uint64_t kMax16 = 0xFFFF, kMax12 = 0xFFF;
+  uint64_t ndim = std::min<uint64_t>(shape.size(), kMax16), nattrs = std::min<uint64_t>(attrs.size(), kMax12),
+           ninputs = std::min<uint64_t>(inputs.size(), kMax12);
+  h.add(0x80 | static_cast<uint64_t>(op) << 8 | static_cast<uint64_t>(dtype) << 16 | ndim << 24 | nattrs << 40 |
+        ninputs << 52);
+  if (ndim == kMax16) h.add(shape.size());
+  if (nattrs == kMax12) h.add(attrs.size());
+  if (ninputs == kMax12) h.add(inputs.size());
+  for (int64_t d : shape) h.add(static_cast<uint64_t>(d));
+  for (int64_t a : attrs) h.add(static_cast<uint64_t>(a));
+  size_t i = 0;
+  for (; i + 1 < inputs.size(); i += 2)
+    h.add(static_cast<uint64_t>(static_cast<uint32_t>(inputs[i])) | static_cast<uint64_t>(static_cast<uint32_t>(inputs[i + 1])) << 32);
+  if (i < inputs.size()) h.add(static_cast<uint64_t>(static_cast<uint32_t>(inputs[i])));
+  if (op == Op::Input || op == Op::Scalar) h.add(static_cast<uint64_t>(static_cast<int64_t>(param)));
+}
+
+Hash128 finish_hash(StableHasher h, absl::Span<const int32_t> outputs) {
+  h.add(0).add(outputs.size());
+  for (int32_t o : outputs) h.add(static_cast<uint64_t>(o));
+  return h.finish();
+}
+
+}  // namespace
+
+TraceCapture::TraceCapture(absl::Span<const NodePtr> roots) : lock_(capture_mutex()), epoch_(++g_epoch) {
+  // Sized like the previous capture on this thread: a training loop captures
+  // the same graph every step.
+  thread_local size_t t_last_nodes = 0, t_last_inputs = 0;
+  entries_.reserve(t_last_nodes);
+  inputs_.reserve(t_last_inputs);
   struct Frame {
-    const NodePtr* node;
+    Node* node;
     size_t next_input;
   };
   std::vector<Frame> stack;
-
-  auto emit_leaf = [&](Node* n) -> int32_t {
-    if (n->is_materialized()) {
-      auto it = by_buffer.find(n->buffer.get());
-      if (it != by_buffer.end()) return it->second;
-      TraceNode tn{Op::Input, n->dtype, n->shape, {}, {}, static_cast<int32_t>(t.params.size())};
-      t.params.push_back(n->buffer);
-      t.nodes.push_back(std::move(tn));
-      out.origin.push_back(nullptr);
-      int32_t id = static_cast<int32_t>(t.nodes.size() - 1);
-      by_buffer[n->buffer.get()] = id;
-      return id;
+  auto visit = [&](Node* n) -> bool {  // true when n already has an index
+    if (n->capture_epoch == epoch_) return true;
+    if (n->is_materialized() || n->op == Op::Scalar) {
+      n->capture_index = emit_leaf(n);
+      n->capture_epoch = epoch_;
+      return true;
     }
-    // A Scalar node.
-    TraceNode tn{Op::Scalar, n->dtype, n->shape, n->attrs, {}, static_cast<int32_t>(t.scalars.size())};
-    t.scalars.push_back(n->scalar);
-    t.nodes.push_back(std::move(tn));
-    out.origin.push_back(nullptr);
-    return static_cast<int32_t>(t.nodes.size() - 1);
+    stack.push_back({n, 0});
+    return false;
   };
-
   for (const NodePtr& root : roots) {
-    auto visit = [&](const NodePtr& p) -> bool {  // true when p already has an index
-      Node* n = p.get();
-      if (index.contains(n)) return true;
-      if (n->is_materialized() || n->op == Op::Scalar) {
-        index[n] = emit_leaf(n);
-        return true;
-      }
-      stack.push_back({&p, 0});
-      return false;
-    };
-    if (!visit(root)) {
+    if (!visit(root.get())) {
       while (!stack.empty()) {
         Frame& f = stack.back();
-        const Node* cur = f.node->get();
+        Node* cur = f.node;
         if (f.next_input < cur->inputs.size()) {
-          const NodePtr& in = cur->inputs[f.next_input++];
-          visit(in);
+          visit(cur->inputs[f.next_input++].get());
           continue;
         }
-        const NodePtr& p = *f.node;
         stack.pop_back();
-        TraceNode tn{p->op, p->dtype, p->shape, p->attrs, {}, -1};
-        for (const NodePtr& in : p->inputs) tn.inputs.push_back(index.at(in.get()));
-        t.nodes.push_back(std::move(tn));
-        out.origin.push_back(p);
-        index[p.get()] = static_cast<int32_t>(t.nodes.size() - 1);
+        cur->capture_index = emit_node(cur);
+        cur->capture_epoch = epoch_;
       }
     }
-    t.outputs.push_back(index.at(root.get()));
+    outputs_.push_back(root->capture_index);
   }
-  t.hash = hash_trace(t);
+  t_last_nodes = entries_.size();
+  t_last_inputs = inputs_.size();
+}
+
+int32_t TraceCapture::emit_leaf(Node* n) {
+  int32_t id = static_cast<int32_t>(entries_.size());
+  if (n->is_materialized()) {
+    auto [it, fresh] = by_buffer_.try_emplace(n->buffer.get(), id);
+    if (!fresh) return it->second;
+    int32_t param = static_cast<int32_t>(params_.size());
+    params_.push_back(n->buffer);
+    entries_.push_back({n, Op::Input, param, 0});
+    hash_node(hash_, Op::Input, n->dtype, n->shape, {}, {}, param);
+    return id;
+  }
+  // A Scalar node.
+  int32_t slot = static_cast<int32_t>(scalars_.size());
+  scalars_.push_back(n->scalar);
+  entries_.push_back({n, Op::Scalar, slot, 0});
+  hash_node(hash_, Op::Scalar, n->dtype, n->shape, n->attrs, {}, slot);
+  return id;
+}
+
+int32_t TraceCapture::emit_node(Node* n) {
+  int32_t first = static_cast<int32_t>(inputs_.size());
+  for (const NodePtr& in : n->inputs) inputs_.push_back(in->capture_index);
+  hash_node(hash_, n->op, n->dtype, n->shape, n->attrs, absl::MakeConstSpan(inputs_).subspan(first), -1);
+  entries_.push_back({n, n->op, -1, first});
+  return static_cast<int32_t>(entries_.size() - 1);
+}
+
+int32_t TraceCapture::index_of(const Node* n) const { return n->capture_epoch == epoch_ ? n->capture_index : -1; }
+
+void TraceCapture::seal() {
+  hash_value_ = finish_hash(hash_, outputs_);
   counters::traces_captured.add();
-  return out;
+  lock_.unlock();
+}
+
+Trace TraceCapture::trace() const {
+  Trace t;
+  t.nodes.reserve(entries_.size());
+  for (const Entry& e : entries_) {
+    const Node& n = *e.node;
+    TraceNode& tn = t.nodes.emplace_back(TraceNode{e.op, n.dtype, n.shape, {}, {}, e.param});
+    if (e.op == Op::Input) continue;
+    tn.attrs = n.attrs;
+    if (e.op == Op::Scalar) continue;
+    tn.inputs.assign(inputs_.begin() + e.first_input, inputs_.begin() + e.first_input + static_cast<int32_t>(n.inputs.size()));
+  }
+  t.outputs = outputs_;
+  t.params = params_;
+  t.scalars = scalars_;
+  t.hash = hash_value_;
+  return t;
+}
+
+CapturedTrace capture_trace(absl::Span<const NodePtr> roots) {
+  TraceCapture capture(roots);
+  capture.seal();
+  return CapturedTrace{capture.trace()};
 }
 
 Hash128 hash_trace(const Trace& t) {
   StableHasher h;
-  h.add(t.nodes.size());
-  for (const TraceNode& n : t.nodes) {
-    h.add(static_cast<uint64_t>(n.op)).add(static_cast<uint64_t>(n.dtype)).add(n.shape.size());
-    for (int64_t d : n.shape) h.add(static_cast<uint64_t>(d));
-    h.add(n.attrs.size());
-    for (int64_t a : n.attrs) h.add(static_cast<uint64_t>(a));
-    h.add(n.inputs.size());
-    for (int32_t i : n.inputs) h.add(static_cast<uint64_t>(i));
-    h.add(static_cast<uint64_t>(static_cast<int64_t>(n.param)));
-  }
-  h.add(t.outputs.size());
-  for (int32_t o : t.outputs) h.add(static_cast<uint64_t>(o));
-  return h.finish();
+  for (const TraceNode& n : t.nodes) hash_node(h, n.op, n.dtype, n.shape, n.attrs, n.inputs, n.param);
+  return finish_hash(h, t.outputs);
 }
 
 }  // namespace lt
