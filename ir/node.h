@@ -48,6 +48,16 @@ class Node {
   BufferPtr buffer;         ///< Input: its data; any other node: its value once realised
   /// Set by autograd when a backward pass without retain_graph went through this node.
   std::atomic<bool> grad_released{false};
+  /// PyTorch's backward for the composite whose output this is saves that
+  /// output (relu, sigmoid, softmax, log_softmax): autograd's in-place check
+  /// treats the node as saved although our rules read other nodes.
+  bool saves_output = false;
+  /// The tensor storage (lazy/: a TensorImpl's storage_id, 0 if none) whose
+  /// value this node is, and that storage's version when it took the node.
+  /// Autograd compares them with the storage's current version to detect an
+  /// in-place change of a value saved for backward. Not hashed, not traced.
+  uint64_t storage_id = 0;
+  uint64_t storage_version = 0;
 
   Node(Op op, DType dtype, Shape shape, Attrs attrs, NodeList inputs);
   ~Node();

@@ -3,12 +3,77 @@
 // backward() finds the leaves to fill by walking the live-tensor registry:
 // every live tensor marked leaf_requires_grad whose node the loss reaches gets
 // its gradient accumulated (lazily) into .grad.
+//
+// Saved values changed in place: every node a tensor holds records the
+// tensor's storage and version (TensorImpl::rebind / adopt). Before building
+// gradients, autograd hands over the values its rules will read; if the
+// storage of one is still alive and its version moved on, the user changed
+// that tensor in place after recording, and we raise as PyTorch does. The
+// gradient itself would be right (nodes are immutable: the graph still holds
+// the old value), but a program that fails under PyTorch must not silently
+// run here. The check reads only node fields and the live-tensor registry:
+// no IR, no trace change, nothing on the sync path.
+#include "absl/container/flat_hash_map.h"
 #include "autograd/autograd.h"
 #include "lazy/runtime.h"
 #include "lazy/tensor.h"
 #include "lazy/tensor_impl.h"
 
 namespace lt {
+
+static std::string_view torch_dtype_name(DType d) {
+  switch (d) {
+    case DType::Bool: return "bool";
+    case DType::Int32: return "int32";
+    case DType::Int64: return "int64";
+    case DType::Float32: return "float32";
+    case DType::Float64: return "float64";
+  }
+  return "?";
+}
+
+/// The tensor value behind a saved node: a rule may read an internal view of
+/// a tensor (linear reads transpose(w)); PyTorch would save a view sharing
+/// w's version counter, so look through internal movement ops to w.
+static const Node* held_value(const Node* n) {
+  while (n->storage_id == 0 && !n->inputs.empty() &&
+         (n->op == Op::Reshape || n->op == Op::Permute || n->op == Op::Expand || n->op == Op::Slice)) {
+    n = n->inputs[0].get();
+  }
+  return n;
+}
+
+static void check_saved_versions(absl::Span<const Node* const> saved_nodes) {
+  struct Storage {
+    bool live = false;
+    uint64_t version = 0;
+  };
+  std::vector<const Node*> saved;
+  absl::flat_hash_map<uint64_t, Storage> storages;
+  for (const Node* s : saved_nodes) {
+    const Node* n = held_value(s);
+    if (n->storage_id == 0) continue;
+    saved.push_back(n);
+    storages.try_emplace(n->storage_id);
+  }
+  if (storages.empty()) return;
+  runtime::for_each_live([&](TensorImpl* t) {
+    auto it = storages.find(t->storage_id);
+    if (it == storages.end()) return;
+    it->second.live = true;  // a Python view mirrors its base's version, never ahead of it
+    it->second.version = std::max(it->second.version, t->version);
+  });
+  for (const Node* n : saved) {
+    const Storage& s = storages.at(n->storage_id);
+    if (!s.live || s.version == n->storage_version) continue;  // a dead storage can change no more
+    fail(ErrorKind::Runtime,
+         "one of the variables needed for gradient computation has been modified by an inplace operation: [",
+         torch_dtype_name(n->dtype), " ", shape_str(n->shape), "] is at version ", s.version, "; expected version ",
+         n->storage_version,
+         " instead. Hint: the in-place change happened after the operation that saved this value was recorded; "
+         "clone() the value before changing it, or change it after backward.");
+  }
+}
 
 static NodePtr seed_for(const Tensor& out, const Tensor& gradient, std::string_view op) {
   if (gradient.defined()) {
@@ -51,7 +116,7 @@ void Tensor::backward(const Tensor& gradient, bool retain_graph) const {
   std::vector<NodePtr> grads;
   {
     GradModeGuard no_grad(false);
-    grads = autograd::gradients({node()}, {seed}, leaf_nodes, retain_graph);
+    grads = autograd::gradients({node()}, {seed}, leaf_nodes, retain_graph, check_saved_versions);
   }
   for (size_t i = 0; i < slots.size() && i < grads.size(); ++i) {
     if (!grads[i]) continue;
@@ -88,7 +153,7 @@ std::vector<Tensor> grad(const std::vector<Tensor>& outputs, const std::vector<T
   std::vector<NodePtr> g;
   {
     GradModeGuard no_grad(false);
-    g = autograd::gradients(roots, seeds, wrt, retain_graph);
+    g = autograd::gradients(roots, seeds, wrt, retain_graph, check_saved_versions);
   }
   std::vector<Tensor> out;
   for (size_t i = 0; i < g.size(); ++i) {
