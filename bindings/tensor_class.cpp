@@ -460,7 +460,7 @@ void bind_tensor(py::module_& m, py::class_<PyTensor>& cls) {
       default: return py::float_(x.item<double>());
     }
   });
-  cls.def("_version", [](PyTensor& s) { s.get(); return s.t.version(); });  // a view mirrors its base's
+  cls.def_property_readonly("_version", [](PyTensor& s) { s.get(); return s.t.version(); });  // a view mirrors its base's
   cls.def("_is_view", [](PyTensor& s) { return s.view != nullptr; });
 
   // ---- conversions ----

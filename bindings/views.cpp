@@ -35,6 +35,7 @@ void PyTensor::refresh() {
   // A view shares its base's storage: it mirrors the base's version, and its
   // new node belongs to the base's storage at that version.
   if (!view->own_version) t.impl()->version = view->base.version();
+  t.impl()->mark_replaced();  // stale after a counted change: its old value is gone
   t.impl()->set_node(std::move(n));
   view->seen_rebinds = view->base.impl()->rebinds;
 }

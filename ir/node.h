@@ -58,6 +58,9 @@ class Node {
   /// in-place change of a value saved for backward. Not hashed, not traced.
   uint64_t storage_id = 0;
   uint64_t storage_version = 0;
+  /// The storage's version when an in-place change moved it off this node (0:
+  /// never). Lets the check see a change after the storage itself is gone.
+  uint64_t replaced_at_version = 0;
 
   Node(Op op, DType dtype, Shape shape, Attrs attrs, NodeList inputs);
   ~Node();

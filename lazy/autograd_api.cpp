@@ -32,15 +32,27 @@ static std::string_view torch_dtype_name(DType d) {
   return "?";
 }
 
-/// The tensor value behind a saved node: a rule may read an internal view of
-/// a tensor (linear reads transpose(w)); PyTorch would save a view sharing
-/// w's version counter, so look through internal movement ops to w.
-static const Node* held_value(const Node* n) {
-  while (n->storage_id == 0 && !n->inputs.empty() &&
-         (n->op == Op::Reshape || n->op == Op::Permute || n->op == Op::Expand || n->op == Op::Slice)) {
+static bool is_view_op(Op op) {
+  return op == Op::Reshape || op == Op::Permute || op == Op::Expand || op == Op::Slice || op == Op::Detach;
+}
+
+/// The tensor values behind a saved node: the node itself when a tensor holds
+/// it, and the nodes it views. A rule may read an internal view (linear reads
+/// transpose(w): PyTorch would save a view sharing w's counter), and a Python
+/// view's node is a movement op over its base's node of the same storage, so
+/// a change of the base shows through it even when both tensors are gone.
+/// Stops at a node of another storage (a C++ reshape is a copy).
+static void values_behind(const Node* n, std::vector<const Node*>& out) {
+  uint64_t storage = 0;
+  while (true) {
+    if (n->storage_id != 0) {
+      if (storage != 0 && n->storage_id != storage) return;
+      storage = n->storage_id;
+      out.push_back(n);
+    }
+    if (!is_view_op(n->op) || n->inputs.empty()) return;
     n = n->inputs[0].get();
   }
-  return n;
 }
 
 static void check_saved_versions(absl::Span<const Node* const> saved_nodes) {
@@ -49,14 +61,10 @@ static void check_saved_versions(absl::Span<const Node* const> saved_nodes) {
     uint64_t version = 0;
   };
   std::vector<const Node*> saved;
+  for (const Node* s : saved_nodes) values_behind(s, saved);
+  if (saved.empty()) return;
   absl::flat_hash_map<uint64_t, Storage> storages;
-  for (const Node* s : saved_nodes) {
-    const Node* n = held_value(s);
-    if (n->storage_id == 0) continue;
-    saved.push_back(n);
-    storages.try_emplace(n->storage_id);
-  }
-  if (storages.empty()) return;
+  for (const Node* n : saved) storages.try_emplace(n->storage_id);
   runtime::for_each_live([&](TensorImpl* t) {
     auto it = storages.find(t->storage_id);
     if (it == storages.end()) return;
@@ -65,10 +73,11 @@ static void check_saved_versions(absl::Span<const Node* const> saved_nodes) {
   });
   for (const Node* n : saved) {
     const Storage& s = storages.at(n->storage_id);
-    if (!s.live || s.version == n->storage_version) continue;  // a dead storage can change no more
+    uint64_t now = s.live ? s.version : n->replaced_at_version;  // a gone storage: its change that replaced n
+    if (now == 0 || now == n->storage_version) continue;
     fail(ErrorKind::Runtime,
          "one of the variables needed for gradient computation has been modified by an inplace operation: [",
-         torch_dtype_name(n->dtype), " ", shape_str(n->shape), "] is at version ", s.version, "; expected version ",
+         torch_dtype_name(n->dtype), " ", shape_str(n->shape), "] is at version ", now, "; expected version ",
          n->storage_version,
          " instead. Hint: the in-place change happened after the operation that saved this value was recorded; "
          "clone() the value before changing it, or change it after backward.");

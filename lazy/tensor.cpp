@@ -44,7 +44,10 @@ void TensorImpl::rebind(NodePtr n, uint64_t take_from, bool count_as_change) {
     earlier_leaf_nodes.push_back(node);
   }
   ++rebinds;
-  if (count_as_change) ++version;
+  if (count_as_change) {
+    ++version;
+    mark_replaced();
+  }
   if (n->storage_id == 0 || n->storage_id == storage_id || (take_from != 0 && n->storage_id == take_from)) adopt(*n);
   node = std::move(n);
 }

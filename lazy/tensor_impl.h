@@ -26,6 +26,12 @@ struct TensorImpl : std::enable_shared_from_this<TensorImpl> {
   /// Points the slot at `n` without an in-place change (detach_, requires_grad_,
   /// a Python view re-derived from its base): no version bump.
   void set_node(NodePtr n);
+  /// Records on the current node, when it is this storage's, that an in-place
+  /// change (now at `version`) moved the storage off it.
+  void mark_replaced() const {
+    if (node && node->storage_id == storage_id && node->storage_version != version && node->replaced_at_version == 0)
+      node->replaced_at_version = version;
+  }
   /// Claims `n` for this slot's storage at its current version.
   void adopt(Node& n) const {
     n.storage_id = storage_id;

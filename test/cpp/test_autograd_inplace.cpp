@@ -250,3 +250,15 @@ BOOST_AUTO_TEST_CASE(a_weight_seen_through_a_transpose_is_still_saved) {
   }
   BOOST_TEST(modified_inplace(error_of([&] { y.sum().backward(); })));
 }
+
+BOOST_AUTO_TEST_CASE(a_change_is_seen_after_the_changed_tensor_is_gone) {
+  Tensor x = leaf({1, 2});
+  Tensor b;
+  {
+    Tensor a = x * 1.0;
+    b = (a * a).sum();
+    a.mul_(2.0);
+  }
+  std::string e = error_of([&] { b.backward(); });
+  BOOST_TEST(e.find("is at version 1; expected version 0 instead") != std::string::npos, e);
+}
