@@ -94,10 +94,25 @@ void accumulate(absl::flat_hash_map<const Node*, NodePtr>& grads, const Node& n,
   slot = slot ? ops::add(slot, contribution) : std::move(contribution);
 }
 
+/// Every value a rule of the reverse pass will read (deduplicated, walk order).
+std::vector<const Node*> saved_in_slice(const GraphSlice& slice, const absl::flat_hash_set<const Node*>& wrt) {
+  std::vector<const Node*> saved;
+  absl::flat_hash_set<const Node*> seen;
+  for (const NodePtr& y : slice.order) {
+    if (wrt.contains(y.get())) continue;
+    absl::InlinedVector<bool, 3> wanted(y->inputs.size());
+    for (size_t i = 0; i < wanted.size(); ++i) wanted[i] = slice.on_path.contains(y->inputs[i].get());
+    for (const NodePtr& n : saved_values(y, wanted))
+      if (seen.insert(n.get()).second) saved.push_back(n.get());
+  }
+  return saved;
+}
+
 }  // namespace
 
 std::vector<NodePtr> gradients(absl::Span<const NodePtr> roots, absl::Span<const NodePtr> root_grads,
-                               absl::Span<const NodePtr> wrt, bool retain_graph) {
+                               absl::Span<const NodePtr> wrt, bool retain_graph,
+                               const SavedValueCheck& check_saved) {
   if (roots.size() != root_grads.size()) {
     fail(ErrorKind::Runtime, "gradients: got ", root_grads.size(), " root gradients for ", roots.size(), " roots");
   }
@@ -110,6 +125,7 @@ std::vector<NodePtr> gradients(absl::Span<const NodePtr> roots, absl::Span<const
   for (const NodePtr& n : slice.order) {
     if (n->grad_released.load(std::memory_order_relaxed) && !wrt_set.contains(n.get())) fail_released(*n);
   }
+  if (check_saved) check_saved(saved_in_slice(slice, wrt_set));
 
   absl::flat_hash_map<const Node*, NodePtr> grads;
   for (size_t i = 0; i < roots.size(); ++i) {

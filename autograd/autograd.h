@@ -4,6 +4,8 @@
 // and the optimizer step land in one trace and fuse together.
 #pragma once
 
+#include <functional>
+#include <functional>
 #include <vector>
 
 #include "absl/types/span.h"
@@ -16,7 +18,13 @@ namespace lt::autograd {
 /// requires_grad is set, and does not look past the `wrt` nodes. Unless
 /// `retain_graph`, marks every node it went through as released (a later
 /// backward through them raises) and lets realised nodes drop their inputs.
+///
+/// `check_saved`, when set, receives every value the walk's derivative rules
+/// will read (saved_values in derivatives.h) before anything is built; it
+/// throws to refuse the call (lazy/ raises for values changed in place since).
+using SavedValueCheck = std::function<void(absl::Span<const Node* const> saved)>;
 std::vector<NodePtr> gradients(absl::Span<const NodePtr> roots, absl::Span<const NodePtr> root_grads,
-                               absl::Span<const NodePtr> wrt, bool retain_graph);
+                               absl::Span<const NodePtr> wrt, bool retain_graph,
+                               const SavedValueCheck& check_saved = nullptr);
 
 }  // namespace lt::autograd

@@ -15,4 +15,10 @@ inline bool is_differentiable(const Node& n) { return n.requires_grad && is_floa
 /// Every contribution has its input's shape and dtype.
 NodeList input_gradients(const NodePtr& y, const NodePtr& g, absl::Span<const bool> wanted);
 
+/// The values input_gradients(y, g, wanted) reads (inputs of y, or y itself):
+/// what PyTorch calls the tensors saved for backward. Autograd checks that
+/// none of them was changed in place since it was recorded. A composite output
+/// marked saves_output counts as saved, as in PyTorch.
+NodeList saved_values(const NodePtr& y, absl::Span<const bool> wanted);
+
 }  // namespace lt::autograd

@@ -35,7 +35,11 @@ struct ViewStep {
 struct ViewInfo {
   lt::Tensor base;              ///< the root base slot (never itself a view)
   std::vector<ViewStep> steps;  ///< base -> this view
-  uint64_t seen_version = 0;    ///< base.version() when this view was last derived
+  uint64_t seen_rebinds = 0;    ///< base's TensorImpl::rebinds when this view was last derived
+  /// Made through .data: its own version counter (PyTorch: changes through
+  /// .data are not tracked by autograd), and writes through it leave the
+  /// base's version as it was. Without it the view shares the base's counter.
+  bool own_version = false;
 };
 
 struct PyTensor {
@@ -47,7 +51,7 @@ struct PyTensor {
 
   /// The current value: re-derives a view whose base changed.
   const lt::Tensor& get() {
-    if (view && view->base.version() != view->seen_version) refresh();
+    if (view && view->base.impl()->rebinds != view->seen_rebinds) refresh();
     return t;
   }
   void refresh();
@@ -56,12 +60,16 @@ struct PyTensor {
 // ---- views (views.cpp) ----
 lt::NodePtr apply_step(const ViewStep& s, const lt::NodePtr& x);
 /// A new view of `src` whose value is `step` applied to src's current value.
-PyTensor make_view(PyTensor& src, ViewStep step, lt::NodePtr value = nullptr);
+PyTensor make_view(PyTensor& src, ViewStep step, lt::NodePtr value = nullptr, bool own_version = false);
 /// New value of `base` after writing `value` into the sub-tensor that `steps` select.
 lt::NodePtr write_back(const lt::NodePtr& base, const ViewStep* steps, size_t n, const lt::NodePtr& value);
 /// In-place update: `value` is the new value of self (same shape; dtype checked).
 void assign_inplace(PyTensor& self, const lt::Tensor& value, const char* op);
-/// Same without the result-type check (copy_, setitem).
+/// Same without the result-type check (copy_, setitem). `value` is a
+/// temporary whose value becomes self's; a node that already belongs to
+/// another tensor (copy_ of an equal dtype and shape) stays that tensor's, so a
+/// later in-place change of self is no change of it (autograd's version check).
+void assign_cast(PyTensor& self, const lt::Tensor& value);
 void assign_cast(PyTensor& self, const lt::NodePtr& value);
 
 // ---- indexing (indexing.cpp) ----

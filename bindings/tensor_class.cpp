@@ -493,7 +493,7 @@ void bind_tensor(py::module_& m, py::class_<PyTensor>& cls) {
     }
     s.t.set_grad(gt);
   });
-  cls.def_property("data", [](PyTensor& s) { return make_view(s, ViewStep{ViewStep::Detach}); },
+  cls.def_property("data", [](PyTensor& s) { return make_view(s, ViewStep{ViewStep::Detach}, nullptr, /*own_version=*/true); },
                    [](PyTensor& s, PyTensor& v) {
                      lt::GradModeGuard no_grad(false);
                      const Tensor& src = v.get();
@@ -504,6 +504,12 @@ void bind_tensor(py::module_& m, py::class_<PyTensor>& cls) {
                      }
                    });
   cls.def("backward", [](PyTensor& s, py::handle gradient, py::handle retain_graph, bool create_graph, py::handle inputs) {
+    if (create_graph) {  // see autograd.py: gradients would silently be constants
+      PyErr_SetString(PyExc_NotImplementedError,
+                      "create_graph=True (higher-order gradients, double backward) is not supported by lazytensor: "
+                      "gradients are not differentiable again");
+      throw py::error_already_set();
+    }
     Tensor g = gradient.is_none() ? Tensor() : to_tensor_operand(gradient, "backward");
     bool retain = retain_graph.is_none() ? create_graph : retain_graph.cast<bool>();
     s.get().backward(g, retain);
@@ -514,7 +520,7 @@ void bind_tensor(py::module_& m, py::class_<PyTensor>& cls) {
     PyTensor& s = self.cast<PyTensor&>();
     s.get();
     s.t.impl()->leaf_requires_grad = false;
-    s.t.impl()->node = ops::detach(s.t.node());
+    s.t.impl()->set_node(ops::detach(s.t.node()));
     return self;
   });
   cls.def("clone", [](PyTensor& s, py::kwargs) { return PyTensor(s.get().clone()); });
@@ -530,7 +536,7 @@ void bind_tensor(py::module_& m, py::class_<PyTensor>& cls) {
       default: return py::float_(x.item<double>());
     }
   });
-  cls.def("_version", [](PyTensor& s) { s.get(); return s.t.version(); });
+  cls.def_property_readonly("_version", [](PyTensor& s) { s.get(); return s.t.version(); });  // a view mirrors its base's
   cls.def("_is_view", [](PyTensor& s) { return s.view != nullptr; });
 
   // ---- conversions ----
@@ -898,7 +904,7 @@ void bind_tensor(py::module_& m, py::class_<PyTensor>& cls) {
       lt::fail(lt::ErrorKind::Runtime, "masked_fill_: mask of shape ", lt::shape_str(mask.get().shape()),
                " must broadcast to the shape of self ", lt::shape_str(s.get().shape()));
     }
-    assign_cast(s, r.node());
+    assign_cast(s, r);
     return self;
   });
   cls.def("neg_", [](py::object self) {
@@ -913,7 +919,7 @@ void bind_tensor(py::module_& m, py::class_<PyTensor>& cls) {
     int64_t off = g.advance(x.numel());
     lt::DType dt = lt::is_floating(x.dtype()) ? x.dtype() : lt::DType::Float64;
     Tensor r = lt::add(lt::mul(lt::rand(x.shape(), g.seed, off, dt), Scalar(hi - lo)), Scalar(lo));
-    assign_cast(s, lt::cast(r, x.dtype()).node());
+    assign_cast(s, lt::cast(r, x.dtype()));
     return self;
   });
   cls.def("_normal_", [](py::object self, double mean, double std) {
@@ -922,7 +928,7 @@ void bind_tensor(py::module_& m, py::class_<PyTensor>& cls) {
     auto& g = default_generator();
     int64_t off = g.advance(x.numel());
     Tensor r = lt::add(lt::mul(lt::randn(x.shape(), g.seed, off, x.dtype()), Scalar(std)), Scalar(mean));
-    assign_cast(s, r.node());
+    assign_cast(s, r);
     return self;
   });
 

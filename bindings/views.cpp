@@ -32,12 +32,15 @@ NodePtr apply_step(const ViewStep& s, const NodePtr& x) {
 void PyTensor::refresh() {
   NodePtr n = view->base.node();
   for (const ViewStep& s : view->steps) n = apply_step(s, n);
-  t.impl()->node = std::move(n);
-  ++t.impl()->version;
-  view->seen_version = view->base.version();
+  // A view shares its base's storage: it mirrors the base's version, and its
+  // new node belongs to the base's storage at that version.
+  if (!view->own_version) t.impl()->version = view->base.version();
+  t.impl()->mark_replaced();  // stale after a counted change: its old value is gone
+  t.impl()->set_node(std::move(n));
+  view->seen_rebinds = view->base.impl()->rebinds;
 }
 
-PyTensor make_view(PyTensor& src, ViewStep step, NodePtr value) {
+PyTensor make_view(PyTensor& src, ViewStep step, NodePtr value, bool own_version) {
   const lt::Tensor& cur = src.get();
   PyTensor out(lt::Tensor(value ? std::move(value) : apply_step(step, cur.node())));
   auto info = std::make_shared<ViewInfo>();
@@ -49,7 +52,19 @@ PyTensor make_view(PyTensor& src, ViewStep step, NodePtr value) {
     info->base = src.t;
   }
   info->steps.push_back(std::move(step));
-  info->seen_version = info->base.version();
+  info->seen_rebinds = info->base.impl()->rebinds;
+  info->own_version = own_version || (src.view && src.view->own_version);
+  if (info->own_version) {  // a fresh counter; its node is its own (constructor)
+    out.view = std::move(info);
+    return out;
+  }
+  // One storage, one version counter (as in PyTorch): an in-place change
+  // through the view or the base shows in both versions.
+  lt::TensorImpl& impl = *out.t.impl();
+  const lt::TensorImpl& base = *info->base.impl();
+  impl.storage_id = base.storage_id;
+  impl.version = base.version;
+  impl.adopt(*impl.node);
   out.view = std::move(info);
   return out;
 }
@@ -128,32 +143,45 @@ static void check_result_type(const PyTensor& self, const lt::Tensor& value, con
   }
 }
 
-static void write_through_view(PyTensor& self, const NodePtr& value) {
+// `value` is a temporary: the base's storage takes the node written back
+// when it is new or is value's own (a copy_ of another tensor's node is not).
+static void write_through_view(PyTensor& self, const lt::Tensor& value) {
   ViewInfo& v = *self.view;
   bool detached = false;
   for (const ViewStep& s : v.steps) detached |= s.kind == ViewStep::Detach;
-  NodePtr nb = write_back(v.base.node(), v.steps.data(), v.steps.size(), value);
-  if (detached) {
-    // Writes through .data / .detach() are invisible to autograd, as in PyTorch.
+  NodePtr nb = write_back(v.base.node(), v.steps.data(), v.steps.size(), value.node());
+  lt::Tensor written = nb == value.node() ? value : lt::Tensor(nb);
+  if (v.own_version) {
+    // Through .data: autograd neither sees the write nor counts it on the
+    // base (the base's saved values keep their version, as in PyTorch); the
+    // .data tensor's own counter moves. nb has the base's shape and dtype.
     lt::GradModeGuard no_grad(false);
-    v.base.assign(lt::Tensor(nb));
+    v.base.impl()->rebind(nb, written.impl()->storage_id, /*count_as_change=*/false);
+    ++self.t.impl()->version;
+  } else if (detached) {
+    // Writes through .detach() are invisible to autograd, as in PyTorch (they
+    // still bump the shared version counter).
+    lt::GradModeGuard no_grad(false);
+    v.base.assign(written, /*take_value=*/true);
   } else {
-    v.base.assign(lt::Tensor(nb));
+    v.base.assign(written, /*take_value=*/true);
   }
   self.refresh();
 }
 
-void assign_cast(PyTensor& self, const NodePtr& value) {
+void assign_cast(PyTensor& self, const lt::Tensor& value) {
   self.get();
   if (self.view) return write_through_view(self, value);
-  self.t.assign(lt::Tensor(value));
+  self.t.assign(value, /*take_value=*/true);
 }
+
+void assign_cast(PyTensor& self, const NodePtr& value) { assign_cast(self, lt::Tensor(value)); }
 
 void assign_inplace(PyTensor& self, const lt::Tensor& value, const char* op) {
   self.get();
   check_result_type(self, value, op);
-  if (self.view) return write_through_view(self, value.node());
-  self.t.assign(value);
+  if (self.view) return write_through_view(self, value);
+  self.t.assign(value, /*take_value=*/true);
 }
 
 }  // namespace ltpy

@@ -221,12 +221,12 @@ NodePtr detach(const NodePtr& x) { return make_node(Op::Detach, x->dtype, x->sha
 
 NodePtr sigmoid(const NodePtr& x) {
   NodePtr f = to_floating(x);
-  return reciprocal(add(constant_like(f, 1.0), exp(neg(f))));
+  return saving_output(reciprocal(add(constant_like(f, 1.0), exp(neg(f)))));
 }
 NodePtr relu(const NodePtr& x) {
   // where(x <= 0, 0, x): keeps NaN (as torch.relu does) and gives gradient 0 at 0.
   if (x->dtype == DType::Bool) fail(ErrorKind::Runtime, "relu: not supported for bool tensors");
-  return where(le(x, constant_like(x, 0.0)), constant_like(x, 0.0), x);
+  return saving_output(where(le(x, constant_like(x, 0.0)), constant_like(x, 0.0), x));
 }
 NodePtr gelu(const NodePtr& x, bool tanh_approximation) {
   NodePtr f = to_floating(x);

@@ -164,7 +164,7 @@ NodePtr softmax(const NodePtr& x, int64_t dim) {
   Dims dims{d};
   NodePtr m = detach(reduce_keep(Op::ReduceMax, x, dims, x->dtype));
   NodePtr e = exp(sub(x, m));
-  return div(e, reduce_keep(Op::ReduceSum, e, dims, x->dtype));
+  return saving_output(div(e, reduce_keep(Op::ReduceSum, e, dims, x->dtype)));
 }
 
 NodePtr log_softmax(const NodePtr& x, int64_t dim) {
@@ -173,7 +173,7 @@ NodePtr log_softmax(const NodePtr& x, int64_t dim) {
   if (x->ndim() == 0) return sub(x, x);
   Dims dims{d};
   NodePtr shifted = sub(x, detach(reduce_keep(Op::ReduceMax, x, dims, x->dtype)));
-  return sub(shifted, log(reduce_keep(Op::ReduceSum, exp(shifted), dims, x->dtype)));
+  return saving_output(sub(shifted, log(reduce_keep(Op::ReduceSum, exp(shifted), dims, x->dtype))));
 }
 
 NodePtr layer_norm(const NodePtr& x, absl::Span<const int64_t> normalized_shape, const NodePtr& weight,

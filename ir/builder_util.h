@@ -34,5 +34,11 @@ NodePtr reduce_keep(Op op, const NodePtr& x, const Dims& dims, DType dtype);
 /// Drops the (size-1) dims listed in sorted `dims`.
 NodePtr drop_dims(const NodePtr& x, const Dims& dims);
 std::string shapes_str(std::initializer_list<const NodePtr*> nodes);
+/// Marks the output of a composite whose PyTorch backward saves its result
+/// (Node::saves_output), for autograd's in-place check. Changes no IR.
+inline NodePtr saving_output(NodePtr n) {
+  n->saves_output = true;
+  return n;
+}
 
 }  // namespace lt::ops::detail

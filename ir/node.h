@@ -52,6 +52,19 @@ class Node {
   /// its lock: the capture that last numbered this node, and the number.
   uint64_t capture_epoch = 0;
   int32_t capture_index = -1;
+  /// PyTorch's backward for the composite whose output this is saves that
+  /// output (relu, sigmoid, softmax, log_softmax): autograd's in-place check
+  /// treats the node as saved although our rules read other nodes.
+  bool saves_output = false;
+  /// The tensor storage (lazy/: a TensorImpl's storage_id, 0 if none) whose
+  /// value this node is, and that storage's version when it took the node.
+  /// Autograd compares them with the storage's current version to detect an
+  /// in-place change of a value saved for backward. Not hashed, not traced.
+  uint64_t storage_id = 0;
+  uint64_t storage_version = 0;
+  /// The storage's version when an in-place change moved it off this node (0:
+  /// never). Lets the check see a change after the storage itself is gone.
+  uint64_t replaced_at_version = 0;
 
   Node(Op op, DType dtype, Shape shape, Attrs attrs, NodeList inputs);
   ~Node();

@@ -3,12 +3,86 @@
 // backward() finds the leaves to fill by walking the live-tensor registry:
 // every live tensor marked leaf_requires_grad whose node the loss reaches gets
 // its gradient accumulated (lazily) into .grad.
+//
+// Saved values changed in place: every node a tensor holds records the
+// tensor's storage and version (TensorImpl::rebind / adopt). Before building
+// gradients, autograd hands over the values its rules will read; if the
+// storage of one is still alive and its version moved on, the user changed
+// that tensor in place after recording, and we raise as PyTorch does. The
+// gradient itself would be right (nodes are immutable: the graph still holds
+// the old value), but a program that fails under PyTorch must not silently
+// run here. The check reads only node fields and the live-tensor registry:
+// no IR, no trace change, nothing on the sync path.
+#include "absl/container/flat_hash_map.h"
 #include "autograd/autograd.h"
 #include "lazy/runtime.h"
 #include "lazy/tensor.h"
 #include "lazy/tensor_impl.h"
 
 namespace lt {
+
+static std::string_view torch_dtype_name(DType d) {
+  switch (d) {
+    case DType::Bool: return "bool";
+    case DType::Int32: return "int32";
+    case DType::Int64: return "int64";
+    case DType::Float32: return "float32";
+    case DType::Float64: return "float64";
+  }
+  return "?";
+}
+
+static bool is_view_op(Op op) {
+  return op == Op::Reshape || op == Op::Permute || op == Op::Expand || op == Op::Slice || op == Op::Detach;
+}
+
+/// The tensor values behind a saved node: the node itself when a tensor holds
+/// it, and the nodes it views. A rule may read an internal view (linear reads
+/// transpose(w): PyTorch would save a view sharing w's counter), and a Python
+/// view's node is a movement op over its base's node of the same storage, so
+/// a change of the base shows through it even when both tensors are gone.
+/// Stops at a node of another storage (a C++ reshape is a copy).
+static void values_behind(const Node* n, std::vector<const Node*>& out) {
+  uint64_t storage = 0;
+  while (true) {
+    if (n->storage_id != 0) {
+      if (storage != 0 && n->storage_id != storage) return;
+      storage = n->storage_id;
+      out.push_back(n);
+    }
+    if (!is_view_op(n->op) || n->inputs.empty()) return;
+    n = n->inputs[0].get();
+  }
+}
+
+static void check_saved_versions(absl::Span<const Node* const> saved_nodes) {
+  struct Storage {
+    bool live = false;
+    uint64_t version = 0;
+  };
+  std::vector<const Node*> saved;
+  for (const Node* s : saved_nodes) values_behind(s, saved);
+  if (saved.empty()) return;
+  absl::flat_hash_map<uint64_t, Storage> storages;
+  for (const Node* n : saved) storages.try_emplace(n->storage_id);
+  runtime::for_each_live([&](TensorImpl* t) {
+    auto it = storages.find(t->storage_id);
+    if (it == storages.end()) return;
+    it->second.live = true;  // a Python view mirrors its base's version, never ahead of it
+    it->second.version = std::max(it->second.version, t->version);
+  });
+  for (const Node* n : saved) {
+    const Storage& s = storages.at(n->storage_id);
+    uint64_t now = s.live ? s.version : n->replaced_at_version;  // a gone storage: its change that replaced n
+    if (now == 0 || now == n->storage_version) continue;
+    fail(ErrorKind::Runtime,
+         "one of the variables needed for gradient computation has been modified by an inplace operation: [",
+         torch_dtype_name(n->dtype), " ", shape_str(n->shape), "] is at version ", now, "; expected version ",
+         n->storage_version,
+         " instead. Hint: the in-place change happened after the operation that saved this value was recorded; "
+         "clone() the value before changing it, or change it after backward.");
+  }
+}
 
 static NodePtr seed_for(const Tensor& out, const Tensor& gradient, std::string_view op) {
   if (gradient.defined()) {
@@ -51,7 +125,7 @@ void Tensor::backward(const Tensor& gradient, bool retain_graph) const {
   std::vector<NodePtr> grads;
   {
     GradModeGuard no_grad(false);
-    grads = autograd::gradients({node()}, {seed}, leaf_nodes, retain_graph);
+    grads = autograd::gradients({node()}, {seed}, leaf_nodes, retain_graph, check_saved_versions);
   }
   for (size_t i = 0; i < slots.size() && i < grads.size(); ++i) {
     if (!grads[i]) continue;
@@ -88,7 +162,7 @@ std::vector<Tensor> grad(const std::vector<Tensor>& outputs, const std::vector<T
   std::vector<NodePtr> g;
   {
     GradModeGuard no_grad(false);
-    g = autograd::gradients(roots, seeds, wrt, retain_graph);
+    g = autograd::gradients(roots, seeds, wrt, retain_graph, check_saved_versions);
   }
   std::vector<Tensor> out;
   for (size_t i = 0; i < g.size(); ++i) {

@@ -13,10 +13,26 @@ namespace lt {
 
 // ---- TensorImpl ----
 
-TensorImpl::TensorImpl(NodePtr n) : node(std::move(n)) { runtime::register_live(this); }
+static uint64_t next_storage_id() {
+  static std::atomic<uint64_t> next{1};
+  return next.fetch_add(1, std::memory_order_relaxed);
+}
+
+// A node keeps the first storage that holds it: a clone (a new slot on the
+// same node) is then a copy whose later in-place changes say nothing about
+// the original's saved value.
+TensorImpl::TensorImpl(NodePtr n) : node(std::move(n)), storage_id(next_storage_id()) {
+  if (node && node->storage_id == 0) adopt(*node);
+  runtime::register_live(this);
+}
 TensorImpl::~TensorImpl() { runtime::unregister_live(this); }
 
-void TensorImpl::rebind(NodePtr n) {
+void TensorImpl::set_node(NodePtr n) {
+  adopt(*n);
+  node = std::move(n);
+}
+
+void TensorImpl::rebind(NodePtr n, uint64_t take_from, bool count_as_change) {
   if (leaf_requires_grad && !n->requires_grad) {
     // A leaf that requires grad keeps doing so after an update made under
     // no_grad: mark a fresh identity node, never a node others may share.
@@ -27,8 +43,13 @@ void TensorImpl::rebind(NodePtr n) {
     std::erase_if(earlier_leaf_nodes, [](const std::weak_ptr<Node>& w) { return w.expired(); });
     earlier_leaf_nodes.push_back(node);
   }
+  ++rebinds;
+  if (count_as_change) {
+    ++version;
+    mark_replaced();
+  }
+  if (n->storage_id == 0 || n->storage_id == storage_id || (take_from != 0 && n->storage_id == take_from)) adopt(*n);
   node = std::move(n);
-  ++version;
 }
 
 NodePtr Scalar::node() const {
@@ -146,14 +167,14 @@ Tensor& Tensor::requires_grad_(bool enabled) {
       fail(ErrorKind::Runtime, "requires_grad_: you can only change requires_grad flags of leaf variables");
     }
     impl_->leaf_requires_grad = false;
-    if (n->requires_grad) impl_->node = ops::detach(n);
+    if (n->requires_grad) impl_->set_node(ops::detach(n));
     return *this;
   }
   if (n->requires_grad) return *this;
   impl_->leaf_requires_grad = true;
   NodePtr d = ops::detach(n);
   d->requires_grad = true;
-  impl_->node = std::move(d);
+  impl_->set_node(std::move(d));
   return *this;
 }
 
@@ -177,15 +198,15 @@ Tensor Tensor::detach() const { return Tensor(ops::detach(node())); }
 
 static void check_inplace(const Tensor& t, std::string_view op) {
   if (t.impl()->leaf_requires_grad && grad_mode_enabled()) {
-    fail(ErrorKind::Runtime, op, ": a leaf tensor that requires grad is being used in an in-place operation");
+    fail(ErrorKind::Runtime, op, ": a leaf Variable that requires grad is being used in an in-place operation.");
   }
 }
 
-Tensor& Tensor::assign(const Tensor& value) {
+Tensor& Tensor::assign(const Tensor& value, bool take_value) {
   check_inplace(*this, "assign");
   NodePtr v = N(value);
   if (v->shape != shape()) v = ops::expand(v, shape());
-  impl_->rebind(ops::cast(v, dtype()));
+  impl_->rebind(ops::cast(v, dtype()), take_value ? value.impl()->storage_id : 0);
   runtime::maybe_auto_sync();
   return *this;
 }

@@ -92,11 +92,17 @@ class Tensor {
   /// Seeds with ones for a scalar; a non-scalar needs `gradient`.
   void backward(const Tensor& gradient = Tensor(), bool retain_graph = false) const;
   Tensor detach() const;
-  /// Version counter, bumped by every in-place change (autograd checks it).
+  /// Version counter of this tensor's storage, bumped by every in-place change.
+  /// backward() raises when a value saved for backward was recorded at an
+  /// older version (docs/autograd.md).
   uint64_t version() const;
 
   // ---- in-place: rebind this slot to a new value ----
-  Tensor& assign(const Tensor& value);  ///< value must have this shape; cast to this dtype
+  /// value must have this shape; cast to this dtype. `value` keeps its own
+  /// value (a copy, for autograd's in-place check: changing this tensor later
+  /// is no change of `value`). Pass `take_value` when value is a temporary
+  /// whose value becomes this tensor's (the Python in-place ops).
+  Tensor& assign(const Tensor& value, bool take_value = false);
   Tensor& add_(const Tensor& other, Scalar alpha = 1);
   Tensor& sub_(const Tensor& other, Scalar alpha = 1);
   Tensor& mul_(const Tensor& other);

@@ -15,8 +15,28 @@ struct TensorImpl : std::enable_shared_from_this<TensorImpl> {
   TensorImpl(const TensorImpl&) = delete;
   TensorImpl& operator=(const TensorImpl&) = delete;
 
-  /// Points the slot at a new value (in-place ops, optimizer updates, sync).
-  void rebind(NodePtr n);
+  /// Points the slot at a new value (in-place ops, optimizer updates) and
+  /// bumps the version. The slot's storage takes the new node (Node::storage_id)
+  /// when the node belongs to no storage yet, or when `take_from` is the
+  /// storage it belongs to (a temporary result handed over, as the Python
+  /// in-place ops do); a node another tensor holds (copy_ of an equal dtype and
+  /// shape) stays that tensor's.
+  /// `count_as_change` false: a write PyTorch does not count (through .data).
+  void rebind(NodePtr n, uint64_t take_from = 0, bool count_as_change = true);
+  /// Points the slot at `n` without an in-place change (detach_, requires_grad_,
+  /// a Python view re-derived from its base): no version bump.
+  void set_node(NodePtr n);
+  /// Records on the current node, when it is this storage's, that an in-place
+  /// change (now at `version`) moved the storage off it.
+  void mark_replaced() const {
+    if (node && node->storage_id == storage_id && node->storage_version != version && node->replaced_at_version == 0)
+      node->replaced_at_version = version;
+  }
+  /// Claims `n` for this slot's storage at its current version.
+  void adopt(Node& n) const {
+    n.storage_id = storage_id;
+    n.storage_version = version;
+  }
 
   NodePtr node;                        ///< current value
   bool leaf_requires_grad = false;     ///< a user-made leaf that requires grad (set by requires_grad_)
@@ -25,7 +45,15 @@ struct TensorImpl : std::enable_shared_from_this<TensorImpl> {
   /// recorded graph may still use: backward credits their gradients to this
   /// slot too. Expired entries are pruned at each rebind.
   std::vector<std::weak_ptr<Node>> earlier_leaf_nodes;
-  uint64_t version = 0;                ///< bumped by every in-place change
+  /// The storage's version counter: bumped by every in-place change. A Python
+  /// view shares its base's storage_id and mirrors its version (bindings/).
+  uint64_t version = 0;
+  /// Bumped by every rebind, counted as a change or not: Python views
+  /// re-derive their value when their base's moved.
+  uint64_t rebinds = 0;
+  /// Identifies the storage (unique, never reused; shared by a base and its
+  /// Python views). Nodes record it to find their storage's version.
+  uint64_t storage_id;
   /// Position in the live-tensor registry (lazy/runtime.cpp).
   TensorImpl* prev_live = nullptr;
   TensorImpl* next_live = nullptr;
