@@ -22,7 +22,8 @@ namespace lt::fuzz {
 
 struct Program {
   uint64_t seed = 0;
-  std::vector<NodePtr> roots;
+  std::vector<NodePtr> roots;  ///< the forward roots, then (gradient programs) the loss and its gradients
+  bool gradients = false;      ///< the roots include autograd gradient nodes
 };
 
 /// A random program; the same seed gives the same program.
@@ -51,11 +52,18 @@ struct Stats {
   int64_t programs = 0;
   int64_t runs = 0;  ///< program x policy
   int64_t mismatches = 0;
+  int64_t gradient_programs = 0;      ///< programs whose roots include gradients
   std::vector<std::string> failures;  ///< one line each
 };
 
-/// Fuzzes seeds [first_seed, first_seed + count) (or until `seconds` pass, when > 0).
+/// Called after each program (seed just fuzzed); lt-fuzz prints progress and new failures with it.
+using Progress = std::function<void(const Stats&, uint64_t seed)>;
+
+/// Fuzzes seeds [first_seed, first_seed + count) (or until `seconds` pass, when > 0)
+/// with programs of at most `max_ops` generator steps, each under every policy
+/// or, when `rotate_policies`, under one (seed s: policies[s % size], 1/size the cost).
 Stats run(uint64_t first_seed, int64_t count, double seconds, Backend& backend,
-          const std::vector<std::string>& policies, const std::string& dump_dir = "");
+          const std::vector<std::string>& policies, const std::string& dump_dir = "", int max_ops = 24,
+          bool rotate_policies = false, const Progress& progress = {});
 
 }  // namespace lt::fuzz
