@@ -1,6 +1,7 @@
 // The CUDA code generator and NVRTC, without a GPU: every kernel the corpus
-// schedules compiles to PTX (accepted by ptxas for sm_90) and to an sm_90
-// cubin; compiler failures raise with the source on disk.
+// and the fuzzer's fixed-seed programs schedule compiles to PTX (accepted by
+// ptxas for sm_90) and to an sm_90 cubin; compiler failures raise with the
+// source on disk.
 #define BOOST_TEST_MODULE cuda_codegen
 #include <unistd.h>
 
@@ -10,6 +11,7 @@
 #include "cuda_test_util.h"
 #include "jit/cuda/codegen.h"
 #include "jit/cuda/nvrtc.h"
+#include "tools/fuzz/fuzz.h"
 
 using namespace lt;
 using namespace lt::test;
@@ -33,12 +35,13 @@ BOOST_AUTO_TEST_CASE(nvrtc_supports_sm_90) {
   BOOST_CHECK(contains(cuda::nvrtc_version(), "nvrtc-"));
 }
 
+namespace {
+
 // NVRTC costs ~0.3 s per program whatever its size, so kernels compile in
 // batches (as the backend compiles a trace's kernels); a failing batch is
-// recompiled kernel by kernel to name the culprit.
-BOOST_AUTO_TEST_CASE(every_corpus_kernel_compiles_to_ptx_and_sm90_cubin) {
-  std::vector<Kernel> kernels = corpus_kernels();
-  BOOST_CHECK_GT(kernels.size(), 100u);
+// recompiled kernel by kernel to name the culprit. Every batch's PTX also goes
+// through ptxas -arch=sm_90 (when the toolkit has it). Returns the time taken.
+double compile_every_kernel(const std::vector<Kernel>& kernels, const std::string& label, size_t batch_size) {
   std::string ptxas = find_ptxas();
   if (ptxas.empty()) std::cerr << "note: ptxas not found; PTX is checked by NVRTC's own sm_90 compile only\n";
   std::filesystem::path dir = std::filesystem::temp_directory_path() / ("lt-cuda-ptx-" + std::to_string(::getpid()));
@@ -57,12 +60,11 @@ BOOST_AUTO_TEST_CASE(every_corpus_kernel_compiles_to_ptx_and_sm90_cubin) {
   BOOST_CHECK_GT(kinds[static_cast<int>(KernelKind::Rows)], 0);
   BOOST_CHECK_GT(kinds[static_cast<int>(KernelKind::MatMul)], 0);
   auto t0 = std::chrono::steady_clock::now();
-  constexpr size_t kBatch = 40;
   int batches = 0;
-  for (size_t first = 0; first < sources.size(); first += kBatch) {
+  for (size_t first = 0; first < sources.size(); first += batch_size) {
     std::vector<const cuda::KernelSource*> part;
-    for (size_t i = first; i < std::min(sources.size(), first + kBatch); ++i) part.push_back(&sources[i]);
-    std::string name = "lt_corpus_batch_" + std::to_string(batches++);
+    for (size_t i = first; i < std::min(sources.size(), first + batch_size); ++i) part.push_back(&sources[i]);
+    std::string name = "lt_" + label + "_batch_" + std::to_string(batches++);
     try {
       cuda::CompiledModule m = cuda::nvrtc_compile(cuda::cuda_translation_unit(part), name, "sm_90");
       BOOST_CHECK_MESSAGE(m.image.size() > 4 && m.image.compare(1, 3, "ELF") == 0, name << ": cubin is not ELF");
@@ -86,9 +88,50 @@ BOOST_AUTO_TEST_CASE(every_corpus_kernel_compiles_to_ptx_and_sm90_cubin) {
   }
   std::filesystem::remove_all(dir);
   double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
-  std::cerr << kernels.size() << " kernels (" << kinds[0] << " elementwise, " << kinds[1] << " rows, " << kinds[2]
-            << " matmul) in " << batches << " NVRTC programs" << (ptxas.empty() ? "" : " + ptxas") << ": " << ms
-            << " ms\n";
+  std::cerr << label << ": " << kernels.size() << " kernels (" << kinds[0] << " elementwise, " << kinds[1] << " rows, "
+            << kinds[2] << " matmul) in " << batches << " NVRTC programs" << (ptxas.empty() ? "" : " + ptxas") << ": "
+            << ms << " ms\n";
+  return ms;
+}
+
+/// Every distinct kernel the fuzzer's fixed-seed programs (test_fuzz's seeds) schedule under each fuzz policy.
+std::vector<Kernel> fuzz_kernels(int64_t* programs) {
+  std::map<std::string, Kernel> unique;
+  *programs = fuzz::fixed_seed_programs();
+  for (int64_t seed = 1; seed <= *programs; ++seed) {
+    fuzz::Program p = fuzz::generate(static_cast<uint64_t>(seed));
+    CapturedTrace ct = capture_trace(p.roots);
+    for (const std::string& policy : fuzz::fuzz_policies()) {
+      Plan plan;
+      try {
+        plan = schedule(ct.trace, fusion_policy(policy));
+      } catch (const Error&) {
+        continue;  // a program every backend rejects (e.g. amax over zero elements), as test_fuzz checks
+      }
+      for (Kernel& k : plan.kernels) {
+        k.name = "seed" + std::to_string(seed) + "_" + policy + "/" + k.name;
+        unique.emplace(hash_hex(k.hash()), std::move(k));
+      }
+    }
+  }
+  std::vector<Kernel> out;
+  for (auto& [h, k] : unique) out.push_back(std::move(k));
+  return out;
+}
+
+}  // namespace
+
+BOOST_AUTO_TEST_CASE(every_corpus_kernel_compiles_to_ptx_and_sm90_cubin) {
+  std::vector<Kernel> kernels = corpus_kernels();
+  BOOST_CHECK_GT(kernels.size(), 100u);
+  compile_every_kernel(kernels, "corpus", 40);
+}
+
+BOOST_AUTO_TEST_CASE(every_fixed_seed_fuzz_kernel_compiles_to_ptx_and_sm90_cubin) {
+  int64_t programs = 0;
+  std::vector<Kernel> kernels = fuzz_kernels(&programs);
+  BOOST_CHECK_GT(kernels.size(), static_cast<size_t>(programs));
+  compile_every_kernel(kernels, "fuzz", 60);
 }
 
 BOOST_AUTO_TEST_CASE(nvrtc_failure_raises_with_the_source_written_to_a_file) {

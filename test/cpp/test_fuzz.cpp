@@ -21,16 +21,12 @@ static Backend& backend_under_test() {
 #endif
 }
 
-static int64_t budget() {
-  const char* v = std::getenv("LT_FUZZ_PROGRAMS");
-  return v ? std::strtoll(v, nullptr, 10) : 150;  // ~2 minutes: compile-bound (each program compiles ~3 kernels per policy)
-}
-
 BOOST_AUTO_TEST_CASE(fixed_seed_programs_match_the_reference_under_every_policy) {
-  fuzz::Stats s = fuzz::run(/*first_seed=*/1, budget(), 0, backend_under_test(), {"default", "none", "elementwise"});
+  fuzz::Stats s = fuzz::run(/*first_seed=*/1, fuzz::fixed_seed_programs(), 0, backend_under_test(), fuzz::fuzz_policies());
   for (const std::string& f : s.failures) BOOST_TEST_MESSAGE(f);
-  BOOST_TEST_MESSAGE(s.programs << " programs, " << s.runs << " runs");
-  BOOST_TEST(s.programs == budget());
+  BOOST_TEST_MESSAGE(s.programs << " programs (" << s.gradient_programs << " with gradients), " << s.runs << " runs");
+  BOOST_TEST(s.programs == fuzz::fixed_seed_programs());
+  if (s.programs >= 20) BOOST_TEST(s.gradient_programs > 0);  // about a third are gradient programs
   BOOST_TEST(s.mismatches == 0);
 }
 
@@ -40,7 +36,7 @@ BOOST_AUTO_TEST_CASE(every_saved_failure_now_matches) {
   for (const auto& entry : std::filesystem::directory_iterator(dir)) {
     if (entry.path().extension() != ".trace") continue;
     Trace t = fuzz::read_case(entry.path().string());
-    for (const char* policy : {"default", "none", "elementwise"}) {
+    for (const std::string& policy : fuzz::fuzz_policies()) {
       auto m = fuzz::compare(t, backend_under_test(), policy);
       BOOST_TEST(!m.has_value(), entry.path().filename().string() << " under " << policy << ": " << m.value_or(""));
     }

@@ -1,6 +1,7 @@
 // tools/fuzz/fuzz.cpp — compare, shrink, dump and the fuzzing loop.
 #include <chrono>
 #include <cmath>
+#include <cstdlib>
 #include <cstring>
 #include <optional>
 
@@ -66,6 +67,16 @@ std::optional<std::string> compare_buffers(const Buffer& got, const Buffer& want
 }
 
 }  // namespace
+
+int64_t fixed_seed_programs() {
+  const char* v = std::getenv("LT_FUZZ_PROGRAMS");
+  return v && *v ? std::strtoll(v, nullptr, 10) : kFixedSeedPrograms;
+}
+
+const std::vector<std::string>& fuzz_policies() {
+  static const std::vector<std::string> p = {"default", "none", "elementwise"};
+  return p;
+}
 
 std::optional<std::string> compare(const Trace& trace, Backend& backend, const std::string& policy) {
   std::vector<BufferPtr> want, got;

@@ -26,6 +26,14 @@ struct Program {
   bool gradients = false;      ///< the roots include autograd gradient nodes
 };
 
+/// The fixed seeds of `make test`: test_fuzz compares programs 1..N with the
+/// reference and test_cuda_codegen compiles every kernel they schedule.
+/// N is `kFixedSeedPrograms` unless LT_FUZZ_PROGRAMS is set.
+inline constexpr int64_t kFixedSeedPrograms = 150;
+int64_t fixed_seed_programs();
+/// The fusion policies every fixed-seed program runs under.
+const std::vector<std::string>& fuzz_policies();
+
 /// A random program; the same seed gives the same program.
 Program generate(uint64_t seed, int max_ops = 24);
 
