@@ -3,6 +3,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
+#include <filesystem>
 #include <optional>
 
 #include "ir/error.h"
@@ -180,6 +181,7 @@ Trace shrink(const Trace& trace, Backend& backend, const std::string& policy) {
 }
 
 void write_case(const Trace& trace, const std::string& dir, const std::string& name) {
+  std::filesystem::create_directories(dir);
   write_trace_dump(trace, dir + "/" + name, /*with_inputs=*/true);
 }
 
