@@ -135,26 +135,29 @@ double compile_every_kernel(const std::vector<Kernel>& kernels, const std::strin
   return ms;
 }
 
-/// Every distinct kernel the fuzzer's fixed-seed programs (test_fuzz's seeds) schedule under each fuzz policy.
+/// Every distinct kernel the fuzzer's fixed-seed programs (test_fuzz's seeds)
+/// and its saved failures (test/data/fuzz) schedule under each fuzz policy.
 std::vector<Kernel> fuzz_kernels(int64_t* programs) {
   std::map<std::string, Kernel> unique;
-  *programs = fuzz::fixed_seed_programs();
-  for (int64_t seed = 1; seed <= *programs; ++seed) {
-    fuzz::Program p = fuzz::generate(static_cast<uint64_t>(seed));
-    CapturedTrace ct = capture_trace(p.roots);
+  auto add = [&](const Trace& trace, const std::string& name) {
     for (const std::string& policy : fuzz::fuzz_policies()) {
       Plan plan;
       try {
-        plan = schedule(ct.trace, fusion_policy(policy));
+        plan = schedule(trace, fusion_policy(policy));
       } catch (const Error&) {
         continue;  // a program every backend rejects (e.g. amax over zero elements), as test_fuzz checks
       }
       for (Kernel& k : plan.kernels) {
-        k.name = "seed" + std::to_string(seed) + "_" + policy + "/" + k.name;
+        k.name = name + "_" + policy + "/" + k.name;
         unique.emplace(hash_hex(k.hash()), std::move(k));
       }
     }
-  }
+  };
+  *programs = fuzz::fixed_seed_programs();
+  for (int64_t seed = 1; seed <= *programs; ++seed)
+    add(capture_trace(fuzz::generate(static_cast<uint64_t>(seed)).roots).trace, "seed" + std::to_string(seed));
+  for (const auto& entry : std::filesystem::directory_iterator(std::filesystem::path(LT_SOURCE_DIR) / "test/data/fuzz"))
+    if (entry.path().extension() == ".trace") add(fuzz::read_case(entry.path().string()), entry.path().stem().string());
   std::vector<Kernel> out;
   for (auto& [h, k] : unique) out.push_back(std::move(k));
   return out;
