@@ -107,7 +107,7 @@ double compile_every_kernel(const std::vector<Kernel>& kernels, const std::strin
   BOOST_CHECK_GT(kinds[static_cast<int>(KernelKind::Rows)], 0);
   BOOST_CHECK_GT(kinds[static_cast<int>(KernelKind::MatMul)], 0);
   auto t0 = std::chrono::steady_clock::now();
-  const size_t workers = std::clamp<size_t>(std::thread::hardware_concurrency(), 1, 4);
+  const size_t workers = std::clamp<size_t>(std::thread::hardware_concurrency(), 1, 16);
   double nvrtc_ms = 0, ptxas_ms = 0;
   std::deque<std::pair<std::string, std::future<BatchResult>>> running;
   auto finish_one = [&] {
