@@ -172,8 +172,12 @@ class Generator {
             ops::sigmoid, ops::relu, ops::silu, ops::abs, ops::neg, ops::floor, ops::ceil, ops::round, ops::rsqrt};
         if (x->dtype == DType::Bool) return;
         // floor/ceil/round of computed floats would be flaky; keep them on exact values.
+        // So are sin/cos: their condition number |x cot x| grows with |x|, so
+        // one ulp of a computed argument near 2e4 (expm1(10)) moves the result
+        // by 2e-3, past any relative tolerance (docs/reliability.md).
         NodePtr (*fn)(const NodePtr&) = choose(f);
-        if (!a.exact && (fn == ops::floor || fn == ops::ceil || fn == ops::round)) return;
+        if (!a.exact && (fn == ops::floor || fn == ops::ceil || fn == ops::round || fn == ops::sin || fn == ops::cos))
+          return;
         push(fn(x), a.exact && !fl && (fn == ops::abs || fn == ops::neg));
         return;
       }
