@@ -54,7 +54,12 @@ int32_t KernelBuilder::coord(int axis) {
   o.imm = axis;
   int64_t n = k_->domain[axis];
   if (n == 1) return iconst(0);
-  return intern(o, {0, std::max<int64_t>(n - 1, 0)});
+  // An axis of extent 0 has no coordinate at all; the range [0, 0] would let
+  // index folding turn its loads and stores into constants, which hoists them
+  // out of an empty inner loop into per-row code that touches empty buffers
+  // (a fuzzer find: test/data/fuzz/store_hoisted_out_of_an_empty_row).
+  if (n == 0) return intern(o, IndexRange{});
+  return intern(o, {0, n - 1});
 }
 
 int32_t KernelBuilder::iconst(int64_t v, DType dtype) {
@@ -183,7 +188,10 @@ bool KernelBuilder::divisible(int32_t id, int64_t c, int32_t* quotient) {
 }
 
 int32_t KernelBuilder::div(int32_t a, int64_t c) {
-  if (c <= 0) return iconst(0);  // only in empty domains: the code never runs
+  // c == 0 only over an empty axis: the value is never used, but it must keep
+  // depending on `a`, or an element-level index in a Rows kernel with empty
+  // rows becomes a constant evaluated once per row (see coord()).
+  if (c <= 0) return a;
   if (c == 1) return a;
   IndexRange r = ranges_[a];
   int64_t v;
@@ -216,7 +224,8 @@ int32_t KernelBuilder::div(int32_t a, int64_t c) {
 }
 
 int32_t KernelBuilder::mod(int32_t a, int64_t c) {
-  if (c <= 1) return iconst(0);
+  if (c <= 0) return a;  // only over an empty axis (see div)
+  if (c == 1) return iconst(0);
   IndexRange r = ranges_[a];
   int64_t v;
   if (is_const(a, &v) && v >= 0) return iconst(v % c);

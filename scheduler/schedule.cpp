@@ -830,9 +830,23 @@ void Scheduler::assign_temp_slots() {
   }
 }
 
+// The reference evaluates every node of a trace, so a max/min over zero
+// elements raises even when no output element depends on it (the [1, 1] max
+// inside log_softmax over an empty dim, consumed only by an empty output).
+// Kernel emission never visits such a node, and simplification may drop it:
+// check them all first (a fuzzer find, test/data/fuzz/empty_max_feeding_only_an_empty_output).
+void check_reductions_have_elements(const Trace& trace) {
+  for (const TraceNode& n : trace.nodes) {
+    bool no_identity = n.op == Op::ReduceMax || n.op == Op::ReduceMin || n.op == Op::ArgMax || n.op == Op::ArgMin;
+    if (no_identity && shape_numel(trace.nodes[n.inputs[0]].shape) == 0 && shape_numel(n.shape) > 0)
+      fail(ErrorKind::Runtime, op_name(n.op), ": cannot reduce over zero elements; the operation has no identity");
+  }
+}
+
 }  // namespace
 
 Plan schedule(const Trace& trace, const FusionPolicy& policy) {
+  check_reductions_have_elements(trace);
   Trace t = simplify_trace(trace);
   Plan plan = Scheduler(t, policy).run();
   plan.simplified = std::move(t);

@@ -1,15 +1,21 @@
 // The CUDA code generator and NVRTC, without a GPU: every kernel the corpus
-// schedules compiles to PTX (accepted by ptxas for sm_90) and to an sm_90
-// cubin; compiler failures raise with the source on disk.
+// and the fuzzer's fixed-seed programs schedule compiles to PTX (accepted by
+// ptxas for sm_90) and to an sm_90 cubin; compiler failures raise with the
+// source on disk.
 #define BOOST_TEST_MODULE cuda_codegen
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
+#include <deque>
 #include <fstream>
+#include <future>
+#include <thread>
 
 #include "cuda_test_util.h"
 #include "jit/cuda/codegen.h"
 #include "jit/cuda/nvrtc.h"
+#include "tools/fuzz/fuzz.h"
 
 using namespace lt;
 using namespace lt::test;
@@ -33,12 +39,56 @@ BOOST_AUTO_TEST_CASE(nvrtc_supports_sm_90) {
   BOOST_CHECK(contains(cuda::nvrtc_version(), "nvrtc-"));
 }
 
+namespace {
+
 // NVRTC costs ~0.3 s per program whatever its size, so kernels compile in
 // batches (as the backend compiles a trace's kernels); a failing batch is
-// recompiled kernel by kernel to name the culprit.
-BOOST_AUTO_TEST_CASE(every_corpus_kernel_compiles_to_ptx_and_sm90_cubin) {
-  std::vector<Kernel> kernels = corpus_kernels();
-  BOOST_CHECK_GT(kernels.size(), 100u);
+// recompiled kernel by kernel to name the culprit. Every batch's PTX also goes
+// through ptxas -arch=sm_90 (when the toolkit has it). Batches compile on
+// worker threads (NVRTC is thread-safe across programs); their findings are
+// asserted here, on the test's thread.
+struct BatchResult {
+  std::vector<std::string> errors;
+  double nvrtc_ms = 0, ptxas_ms = 0;
+};
+
+double ms_since(std::chrono::steady_clock::time_point t) {
+  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t).count();
+}
+
+BatchResult compile_batch(const std::vector<const cuda::KernelSource*>& part, const std::string& name,
+                          const std::string& ptxas, const std::filesystem::path& dir) {
+  BatchResult r;
+  try {
+    auto t1 = std::chrono::steady_clock::now();
+    cuda::CompiledModule m = cuda::nvrtc_compile(cuda::cuda_translation_unit(part), name, "sm_90");
+    r.nvrtc_ms = ms_since(t1);
+    if (m.image.size() <= 4 || m.image.compare(1, 3, "ELF") != 0) r.errors.push_back(name + ": cubin is not ELF");
+    for (const cuda::KernelSource* s : part)
+      if (!contains(m.ptx, ".entry " + s->entry)) r.errors.push_back(name + ": PTX lacks " + s->entry);
+    if (!ptxas.empty()) {
+      std::string path = (dir / (name + ".ptx")).string();
+      std::ofstream(path) << m.ptx;
+      std::string cmd = ptxas + " -arch=sm_90 -o /dev/null " + path + " 2>&1";
+      auto t2 = std::chrono::steady_clock::now();
+      if (std::system(cmd.c_str()) != 0) r.errors.push_back("ptxas -arch=sm_90 rejected " + path);
+      else std::filesystem::remove(path);
+      r.ptxas_ms = ms_since(t2);
+    }
+  } catch (const Error&) {
+    for (const cuda::KernelSource* s : part) {
+      try {
+        cuda::nvrtc_compile(s->source, s->entry, "sm_90");
+      } catch (const Error& e) {
+        r.errors.push_back(e.what());
+      }
+    }
+    if (r.errors.empty()) r.errors.push_back(name + ": the batch failed but each kernel alone compiles");
+  }
+  return r;
+}
+
+double compile_every_kernel(const std::vector<Kernel>& kernels, const std::string& label, size_t batch_size) {
   std::string ptxas = find_ptxas();
   if (ptxas.empty()) std::cerr << "note: ptxas not found; PTX is checked by NVRTC's own sm_90 compile only\n";
   std::filesystem::path dir = std::filesystem::temp_directory_path() / ("lt-cuda-ptx-" + std::to_string(::getpid()));
@@ -57,38 +107,75 @@ BOOST_AUTO_TEST_CASE(every_corpus_kernel_compiles_to_ptx_and_sm90_cubin) {
   BOOST_CHECK_GT(kinds[static_cast<int>(KernelKind::Rows)], 0);
   BOOST_CHECK_GT(kinds[static_cast<int>(KernelKind::MatMul)], 0);
   auto t0 = std::chrono::steady_clock::now();
-  constexpr size_t kBatch = 40;
+  const size_t workers = std::clamp<size_t>(std::thread::hardware_concurrency(), 1, 16);
+  double nvrtc_ms = 0, ptxas_ms = 0;
+  std::deque<std::pair<std::string, std::future<BatchResult>>> running;
+  auto finish_one = [&] {
+    BatchResult r = running.front().second.get();
+    BOOST_CHECK_MESSAGE(r.errors.empty(), running.front().first << ": " << r.errors.size() << " errors");
+    for (const std::string& e : r.errors) BOOST_ERROR(e);
+    nvrtc_ms += r.nvrtc_ms;
+    ptxas_ms += r.ptxas_ms;
+    running.pop_front();
+  };
   int batches = 0;
-  for (size_t first = 0; first < sources.size(); first += kBatch) {
+  for (size_t first = 0; first < sources.size(); first += batch_size) {
     std::vector<const cuda::KernelSource*> part;
-    for (size_t i = first; i < std::min(sources.size(), first + kBatch); ++i) part.push_back(&sources[i]);
-    std::string name = "lt_corpus_batch_" + std::to_string(batches++);
-    try {
-      cuda::CompiledModule m = cuda::nvrtc_compile(cuda::cuda_translation_unit(part), name, "sm_90");
-      BOOST_CHECK_MESSAGE(m.image.size() > 4 && m.image.compare(1, 3, "ELF") == 0, name << ": cubin is not ELF");
-      for (const cuda::KernelSource* s : part)
-        BOOST_CHECK_MESSAGE(contains(m.ptx, ".entry " + s->entry), name << ": PTX lacks " << s->entry);
-      if (!ptxas.empty()) {
-        std::string path = (dir / (name + ".ptx")).string();
-        std::ofstream(path) << m.ptx;
-        std::string cmd = ptxas + " -arch=sm_90 -o /dev/null " + path + " 2>&1";
-        BOOST_CHECK_MESSAGE(std::system(cmd.c_str()) == 0, "ptxas -arch=sm_90 rejected " << path);
+    for (size_t i = first; i < std::min(sources.size(), first + batch_size); ++i) part.push_back(&sources[i]);
+    std::string name = "lt_" + label + "_batch_" + std::to_string(batches++);
+    if (running.size() == workers) finish_one();
+    running.emplace_back(name, std::async(std::launch::async, compile_batch, part, name, ptxas, dir));
+  }
+  while (!running.empty()) finish_one();
+  std::filesystem::remove_all(dir);
+  double ms = ms_since(t0);
+  std::cerr << label << ": " << kernels.size() << " kernels (" << kinds[0] << " elementwise, " << kinds[1] << " rows, "
+            << kinds[2] << " matmul) in " << batches << " NVRTC programs" << (ptxas.empty() ? "" : " + ptxas") << " on "
+            << workers << " threads: " << ms << " ms (NVRTC " << nvrtc_ms << " ms, ptxas " << ptxas_ms << " ms)\n";
+  return ms;
+}
+
+/// Every distinct kernel the fuzzer's fixed-seed programs (test_fuzz's seeds)
+/// and its saved failures (test/data/fuzz) schedule under each fuzz policy.
+std::vector<Kernel> fuzz_kernels(int64_t* programs) {
+  std::map<std::string, Kernel> unique;
+  auto add = [&](const Trace& trace, const std::string& name) {
+    for (const std::string& policy : fuzz::fuzz_policies()) {
+      Plan plan;
+      try {
+        plan = schedule(trace, fusion_policy(policy));
+      } catch (const Error&) {
+        continue;  // a program every backend rejects (e.g. amax over zero elements), as test_fuzz checks
       }
-    } catch (const Error&) {
-      for (const cuda::KernelSource* s : part) {
-        try {
-          cuda::nvrtc_compile(s->source, s->entry, "sm_90");
-        } catch (const Error& e) {
-          BOOST_ERROR(e.what());
-        }
+      for (Kernel& k : plan.kernels) {
+        k.name = name + "_" + policy + "/" + k.name;
+        unique.emplace(hash_hex(k.hash()), std::move(k));
       }
     }
-  }
-  std::filesystem::remove_all(dir);
-  double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
-  std::cerr << kernels.size() << " kernels (" << kinds[0] << " elementwise, " << kinds[1] << " rows, " << kinds[2]
-            << " matmul) in " << batches << " NVRTC programs" << (ptxas.empty() ? "" : " + ptxas") << ": " << ms
-            << " ms\n";
+  };
+  *programs = fuzz::fixed_seed_programs();
+  for (int64_t seed = 1; seed <= *programs; ++seed)
+    add(capture_trace(fuzz::generate(static_cast<uint64_t>(seed)).roots).trace, "seed" + std::to_string(seed));
+  for (const auto& entry : std::filesystem::directory_iterator(std::filesystem::path(LT_SOURCE_DIR) / "test/data/fuzz"))
+    if (entry.path().extension() == ".trace") add(fuzz::read_case(entry.path().string()), entry.path().stem().string());
+  std::vector<Kernel> out;
+  for (auto& [h, k] : unique) out.push_back(std::move(k));
+  return out;
+}
+
+}  // namespace
+
+BOOST_AUTO_TEST_CASE(every_corpus_kernel_compiles_to_ptx_and_sm90_cubin) {
+  std::vector<Kernel> kernels = corpus_kernels();
+  BOOST_CHECK_GT(kernels.size(), 100u);
+  compile_every_kernel(kernels, "corpus", 40);
+}
+
+BOOST_AUTO_TEST_CASE(every_fixed_seed_fuzz_kernel_compiles_to_ptx_and_sm90_cubin) {
+  int64_t programs = 0;
+  std::vector<Kernel> kernels = fuzz_kernels(&programs);
+  BOOST_CHECK_GT(kernels.size(), static_cast<size_t>(programs));
+  compile_every_kernel(kernels, "fuzz", 60);
 }
 
 BOOST_AUTO_TEST_CASE(nvrtc_failure_raises_with_the_source_written_to_a_file) {

@@ -87,9 +87,39 @@ BOOST_AUTO_TEST_CASE(calls_that_need_a_device_raise_no_cuda_device_without_one) 
   });
   expect_no_device_error("synchronize", [] { cuda::synchronize(); });
   expect_no_device_error("Event", [] { cuda::Event e; });
+  // The rest of jit/cuda/driver.h and allocator.h (Event::record and
+  // elapsed_ms_since need an Event, which cannot exist without a device).
+  expect_no_device_error("module_function", [] { (void)cuda::module_function(nullptr, "lt_k"); });
+  expect_no_device_error("launch", [] { cuda::launch(nullptr, 1, 1, 0, nullptr); });
+  expect_no_device_error("try_raw_alloc", [] {
+    cuda::DevicePtr p = 0;
+    (void)cuda::try_raw_alloc(1024, &p);
+  });
+  expect_no_device_error("raw_free", [] { cuda::raw_free(0); });
+  expect_no_device_error("copy_to_host", [] {
+    int x = 0;
+    cuda::copy_to_host(&x, 0, sizeof x);
+  });
+  expect_no_device_error("copy_on_device", [] { cuda::copy_on_device(0, 0, 16); });
+  expect_no_device_error("fill_zero", [] { cuda::fill_zero(0, 16); });
+  expect_no_device_error("DeviceBlock", [] { cuda::DeviceBlock b(1024); });
   NodePtr x = corpus_input(DType::Float32, {4, 4});
   CapturedTrace ct = capture_trace({ops::softmax(x, -1)});
   expect_no_device_error("cuda_backend().run", [&] { cuda_backend().run(ct.trace, RunOptions{}); });
+  expect_no_device_error("cuda_kernel_times_ms", [&] { (void)cuda_kernel_times_ms(ct.trace, 1); });
+  // A failed run leaves nothing behind: the same trace raises the same way again.
+  expect_no_device_error("cuda_backend().run again", [&] { cuda_backend().run(ct.trace, RunOptions{}); });
+  BOOST_CHECK(cuda_backend().name() == "cuda");
+}
+
+BOOST_AUTO_TEST_CASE(calls_that_need_no_device_work_without_one) {
+  // Reporting, stats and cache housekeeping must not raise on a machine with no GPU.
+  (void)cuda::device_available();
+  (void)cuda::device_allocator_stats();
+  cuda::device_release_cached();
+  cuda_clear_caches();
+  cuda::DeviceBlock empty;  // an empty block owns nothing and frees nothing
+  BOOST_CHECK_EQUAL(empty.ptr(), 0u);
   BOOST_CHECK(cuda_backend().name() == "cuda");
 }
 

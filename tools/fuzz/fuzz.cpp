@@ -1,7 +1,9 @@
 // tools/fuzz/fuzz.cpp — compare, shrink, dump and the fuzzing loop.
 #include <chrono>
 #include <cmath>
+#include <cstdlib>
 #include <cstring>
+#include <filesystem>
 #include <optional>
 
 #include "ir/error.h"
@@ -66,6 +68,16 @@ std::optional<std::string> compare_buffers(const Buffer& got, const Buffer& want
 }
 
 }  // namespace
+
+int64_t fixed_seed_programs() {
+  const char* v = std::getenv("LT_FUZZ_PROGRAMS");
+  return v && *v ? std::strtoll(v, nullptr, 10) : kFixedSeedPrograms;
+}
+
+const std::vector<std::string>& fuzz_policies() {
+  static const std::vector<std::string> p = {"default", "none", "elementwise"};
+  return p;
+}
 
 std::optional<std::string> compare(const Trace& trace, Backend& backend, const std::string& policy) {
   std::vector<BufferPtr> want, got;
@@ -169,13 +181,15 @@ Trace shrink(const Trace& trace, Backend& backend, const std::string& policy) {
 }
 
 void write_case(const Trace& trace, const std::string& dir, const std::string& name) {
+  std::filesystem::create_directories(dir);
   write_trace_dump(trace, dir + "/" + name, /*with_inputs=*/true);
 }
 
 Trace read_case(const std::string& trace_path) { return read_trace_dump(trace_path); }
 
 Stats run(uint64_t first_seed, int64_t count, double seconds, Backend& backend,
-          const std::vector<std::string>& policies, const std::string& dump_dir) {
+          const std::vector<std::string>& policies, const std::string& dump_dir, int max_ops,
+          bool rotate_policies, const Progress& progress) {
   Stats stats;
   auto start = std::chrono::steady_clock::now();
   for (uint64_t seed = first_seed;; ++seed) {
@@ -185,10 +199,13 @@ Stats run(uint64_t first_seed, int64_t count, double seconds, Backend& backend,
     } else if (static_cast<int64_t>(seed - first_seed) >= count) {
       break;
     }
-    Program p = generate(seed);
+    Program p = generate(seed, max_ops);
     Trace trace = capture_trace(p.roots).trace;
     ++stats.programs;
-    for (const std::string& policy : policies) {
+    stats.gradient_programs += p.gradients;
+    for (size_t pi = 0; pi < policies.size(); ++pi) {
+      if (rotate_policies && pi != seed % policies.size()) continue;
+      const std::string& policy = policies[pi];
       ++stats.runs;
       std::optional<std::string> m = compare(trace, backend, policy);
       if (!m) continue;
@@ -203,6 +220,7 @@ Stats run(uint64_t first_seed, int64_t count, double seconds, Backend& backend,
       }
       stats.failures.push_back(line);
     }
+    if (progress) progress(stats, seed);
   }
   return stats;
 }

@@ -22,8 +22,17 @@ namespace lt::fuzz {
 
 struct Program {
   uint64_t seed = 0;
-  std::vector<NodePtr> roots;
+  std::vector<NodePtr> roots;  ///< the forward roots, then (gradient programs) the loss and its gradients
+  bool gradients = false;      ///< the roots include autograd gradient nodes
 };
+
+/// The fixed seeds of `make test`: test_fuzz compares programs 1..N with the
+/// reference and test_cuda_codegen compiles every kernel they schedule.
+/// N is `kFixedSeedPrograms` unless LT_FUZZ_PROGRAMS is set.
+inline constexpr int64_t kFixedSeedPrograms = 1200;  // ~2 minutes of CPU JIT compiles on a quiet machine
+int64_t fixed_seed_programs();
+/// The fusion policies every fixed-seed program runs under.
+const std::vector<std::string>& fuzz_policies();
 
 /// A random program; the same seed gives the same program.
 Program generate(uint64_t seed, int max_ops = 24);
@@ -51,11 +60,18 @@ struct Stats {
   int64_t programs = 0;
   int64_t runs = 0;  ///< program x policy
   int64_t mismatches = 0;
+  int64_t gradient_programs = 0;      ///< programs whose roots include gradients
   std::vector<std::string> failures;  ///< one line each
 };
 
-/// Fuzzes seeds [first_seed, first_seed + count) (or until `seconds` pass, when > 0).
+/// Called after each program (seed just fuzzed); lt-fuzz prints progress and new failures with it.
+using Progress = std::function<void(const Stats&, uint64_t seed)>;
+
+/// Fuzzes seeds [first_seed, first_seed + count) (or until `seconds` pass, when > 0)
+/// with programs of at most `max_ops` generator steps, each under every policy
+/// or, when `rotate_policies`, under one (seed s: policies[s % size], 1/size the cost).
 Stats run(uint64_t first_seed, int64_t count, double seconds, Backend& backend,
-          const std::vector<std::string>& policies, const std::string& dump_dir = "");
+          const std::vector<std::string>& policies, const std::string& dump_dir = "", int max_ops = 24,
+          bool rotate_policies = false, const Progress& progress = {});
 
 }  // namespace lt::fuzz

@@ -6,8 +6,16 @@
 // integers and arg-reductions are applied to exact values only, because on a
 // computed float a one-ulp difference between two correct backends may flip
 // them, which is noise, not a bug.
+//
+// Gradient programs: a second random stream (so the forward program of a seed
+// is the same with or without them) marks about a third of the programs as
+// differentiable. Their floating inputs require grad; at the end a scalar loss
+// sum(root * w) with random weights w is differentiated with autograd with
+// respect to a random subset of those inputs, and the gradient nodes become
+// extra roots, so forward and backward are one trace compared like any other.
 #include <random>
 
+#include "autograd/autograd.h"
 #include "ir/builder.h"
 #include "ir/error.h"
 #include "tools/fuzz/fuzz.h"
@@ -22,7 +30,9 @@ struct Value {
 
 class Generator {
  public:
-  explicit Generator(uint64_t seed) : rng_(seed) {}
+  explicit Generator(uint64_t seed) : rng_(seed), grad_rng_(seed * 0x9E3779B97F4A7C15ull + 0x5851F42D4C957F2Dull) {
+    grads_ = std::bernoulli_distribution(0.35)(grad_rng_);
+  }
 
   Program run(uint64_t seed, int max_ops) {
     int inputs = pick(1, 3);
@@ -41,6 +51,7 @@ class Generator {
     p.roots.push_back(values_.back().node);
     int extra = pick(0, 2);
     for (int i = 0; i < extra && n > 1; ++i) p.roots.push_back(values_[n - 2 - pick(0, std::min<int>(n - 2, 4))].node);
+    if (grads_) add_gradients(p);
     return p;
   }
 
@@ -65,20 +76,55 @@ class Generator {
   }
 
   NodePtr make_input(const Shape& shape, DType dtype) {
+    NodePtr in = ops::from_buffer(random_buffer(shape, dtype, rng_), shape);
+    if (grads_ && is_floating(dtype)) {
+      in->requires_grad = true;  // a fresh leaf, as Tensor::requires_grad_ makes one
+      grad_inputs_.push_back(in);
+    }
+    return in;
+  }
+
+  BufferPtr random_buffer(const Shape& shape, DType dtype, std::mt19937_64& rng) {
     int64_t n = shape_numel(shape);
     BufferPtr b = make_buffer(dtype, n);
     std::uniform_real_distribution<double> real(-3.0, 3.0);
     std::uniform_int_distribution<int64_t> integer(-6, 6);
     for (int64_t i = 0; i < n; ++i) {
       switch (dtype) {
-        case DType::Bool: b->as<uint8_t>()[i] = chance(0.5); break;
-        case DType::Int32: b->as<int32_t>()[i] = static_cast<int32_t>(integer(rng_)); break;
-        case DType::Int64: b->as<int64_t>()[i] = integer(rng_); break;
-        case DType::Float32: b->as<float>()[i] = static_cast<float>(real(rng_)); break;
-        case DType::Float64: b->as<double>()[i] = real(rng_); break;
+        case DType::Bool: b->as<uint8_t>()[i] = std::bernoulli_distribution(0.5)(rng); break;
+        case DType::Int32: b->as<int32_t>()[i] = static_cast<int32_t>(integer(rng)); break;
+        case DType::Int64: b->as<int64_t>()[i] = integer(rng); break;
+        case DType::Float32: b->as<float>()[i] = static_cast<float>(real(rng)); break;
+        case DType::Float64: b->as<double>()[i] = real(rng); break;
       }
     }
-    return ops::from_buffer(b, shape);
+    return b;
+  }
+
+  // loss = sum(root * w) for a random differentiable value `root` (biased to
+  // the last) and random weights w; its gradients w.r.t. a random non-empty
+  // subset of the inputs that require grad become extra roots.
+  void add_gradients(Program& p) {
+    std::vector<NodePtr> roots;
+    for (const Value& v : values_)
+      if (v.node->requires_grad) roots.push_back(v.node);
+    if (roots.empty() || grad_inputs_.empty()) return;
+    auto pick2 = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(grad_rng_); };
+    const NodePtr& root = std::bernoulli_distribution(0.5)(grad_rng_)
+                              ? roots.back()
+                              : roots[pick2(0, static_cast<int>(roots.size()) - 1)];
+    std::vector<NodePtr> wrt;
+    for (const NodePtr& in : grad_inputs_)
+      if (std::bernoulli_distribution(0.7)(grad_rng_)) wrt.push_back(in);
+    if (wrt.empty()) wrt.push_back(grad_inputs_[pick2(0, static_cast<int>(grad_inputs_.size()) - 1)]);
+    NodePtr w = ops::from_buffer(random_buffer(root->shape, root->dtype, grad_rng_), root->shape);
+    NodePtr loss = ops::sum(ops::mul(root, w));
+    GradModeGuard no_grad(false);
+    std::vector<NodePtr> g = autograd::gradients({loss}, {ops::ones(loss->shape, loss->dtype)}, wrt, /*retain_graph=*/true);
+    p.roots.push_back(loss);
+    for (NodePtr& n : g)
+      if (n) p.roots.push_back(std::move(n));
+    p.gradients = true;
   }
 
   // Biased to recent values, so programs grow deep chains, not only wide fans.
@@ -126,8 +172,12 @@ class Generator {
             ops::sigmoid, ops::relu, ops::silu, ops::abs, ops::neg, ops::floor, ops::ceil, ops::round, ops::rsqrt};
         if (x->dtype == DType::Bool) return;
         // floor/ceil/round of computed floats would be flaky; keep them on exact values.
+        // So are sin/cos: their condition number |x cot x| grows with |x|, so
+        // one ulp of a computed argument near 2e4 (expm1(10)) moves the result
+        // by 2e-3, past any relative tolerance (docs/reliability.md).
         NodePtr (*fn)(const NodePtr&) = choose(f);
-        if (!a.exact && (fn == ops::floor || fn == ops::ceil || fn == ops::round)) return;
+        if (!a.exact && (fn == ops::floor || fn == ops::ceil || fn == ops::round || fn == ops::sin || fn == ops::cos))
+          return;
         push(fn(x), a.exact && !fl && (fn == ops::abs || fn == ops::neg));
         return;
       }
@@ -265,6 +315,9 @@ class Generator {
   }
 
   std::mt19937_64 rng_;
+  std::mt19937_64 grad_rng_;      ///< gradient choices only: the forward program does not depend on them
+  bool grads_ = false;            ///< this program's floating inputs require grad
+  std::vector<NodePtr> grad_inputs_;
   std::vector<Value> values_;
 };
 

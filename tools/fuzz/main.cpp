@@ -1,9 +1,12 @@
 // tools/fuzz/main.cpp — lt-fuzz: run the differential fuzzer from the command line.
 //
 //   lt-fuzz [--seed S] [--count N | --seconds T] [--backend cpu|reference]
-//           [--policy P]... [--dump DIR]
-// Prints one line per mismatch (shrunk, optionally dumped) and a summary;
-// exits 1 when any program mismatched.
+//           [--policy P]... [--rotate-policies] [--max-ops K] [--progress N] [--dump DIR]
+// Prints one line per mismatch as it is found (shrunk, optionally dumped), a
+// progress line every N programs (default 1000) and a summary; exits 1 when
+// any program mismatched. --rotate-policies runs each program under one policy
+// (seed modulo the number of policies) instead of all: the long runs' mode.
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -17,7 +20,9 @@
 
 int main(int argc, char** argv) {
   uint64_t seed = 1;
-  int64_t count = 1000;
+  int64_t count = 1000, progress_every = 1000;
+  int max_ops = 24;
+  bool rotate = false;
   double seconds = 0;
   std::string backend_name = "cpu", dump;
   std::vector<std::string> policies;
@@ -28,10 +33,13 @@ int main(int argc, char** argv) {
     else if (!std::strcmp(argv[i], "--seconds")) seconds = std::strtod(next(), nullptr);
     else if (!std::strcmp(argv[i], "--backend")) backend_name = next();
     else if (!std::strcmp(argv[i], "--policy")) policies.push_back(next());
+    else if (!std::strcmp(argv[i], "--max-ops")) max_ops = std::atoi(next());
+    else if (!std::strcmp(argv[i], "--progress")) progress_every = std::strtoll(next(), nullptr, 10);
     else if (!std::strcmp(argv[i], "--dump")) dump = next();
+    else if (!std::strcmp(argv[i], "--rotate-policies")) rotate = true;
     else {
       std::fprintf(stderr, "usage: lt-fuzz [--seed S] [--count N | --seconds T] [--backend cpu|reference] "
-                           "[--policy P]... [--dump DIR]\n");
+                           "[--policy P]... [--rotate-policies] [--max-ops K] [--progress N] [--dump DIR]\n");
       return 2;
     }
   }
@@ -42,9 +50,22 @@ int main(int argc, char** argv) {
 #else
   if (backend_name == "cpu") std::fprintf(stderr, "lt-fuzz: no CPU JIT in this build; fuzzing the reference backend\n");
 #endif
-  lt::fuzz::Stats s = lt::fuzz::run(seed, count, seconds, *backend, policies, dump);
-  for (const std::string& f : s.failures) std::printf("%s\n", f.c_str());
-  std::printf("%lld programs, %lld runs, %lld mismatches\n", static_cast<long long>(s.programs),
-              static_cast<long long>(s.runs), static_cast<long long>(s.mismatches));
+  auto start = std::chrono::steady_clock::now();
+  auto elapsed = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(); };
+  size_t printed = 0;
+  auto progress = [&](const lt::fuzz::Stats& s, uint64_t last_seed) {
+    for (; printed < s.failures.size(); ++printed) std::printf("MISMATCH %s\n", s.failures[printed].c_str());
+    if (progress_every > 0 && s.programs % progress_every == 0) {
+      std::printf("progress: %lld programs (last seed %llu, %lld with gradients), %lld mismatches, %.0f s, %.1f programs/s\n",
+                  static_cast<long long>(s.programs), static_cast<unsigned long long>(last_seed),
+                  static_cast<long long>(s.gradient_programs), static_cast<long long>(s.mismatches), elapsed(),
+                  s.programs / elapsed());
+    }
+    std::fflush(stdout);
+  };
+  lt::fuzz::Stats s = lt::fuzz::run(seed, count, seconds, *backend, policies, dump, max_ops, rotate, progress);
+  std::printf("%lld programs (%lld with gradients), %lld runs, %lld mismatches in %.1f s (%.1f programs/s)\n",
+              static_cast<long long>(s.programs), static_cast<long long>(s.gradient_programs),
+              static_cast<long long>(s.runs), static_cast<long long>(s.mismatches), elapsed(), s.programs / elapsed());
   return s.mismatches ? 1 : 0;
 }
