@@ -437,8 +437,7 @@ void bind_tensor(py::module_& m, py::class_<PyTensor>& cls) {
   cls.def("detach_", [](py::object self) {
     PyTensor& s = self.cast<PyTensor&>();
     s.get();
-    s.t.impl()->leaf_requires_grad = false;
-    s.t.impl()->node = ops::detach(s.t.node());
+    s.t.impl()->set_node(ops::detach(s.t.node()), false);
     return self;
   });
   cls.def("clone", [](PyTensor& s, py::kwargs) { return PyTensor(s.get().clone()); });

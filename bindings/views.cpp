@@ -32,7 +32,7 @@ NodePtr apply_step(const ViewStep& s, const NodePtr& x) {
 void PyTensor::refresh() {
   NodePtr n = view->base.node();
   for (const ViewStep& s : view->steps) n = apply_step(s, n);
-  t.impl()->node = std::move(n);
+  t.impl()->set_node(std::move(n));
   ++t.impl()->version;
   view->seen_version = view->base.version();
 }

@@ -23,12 +23,22 @@ void TensorImpl::rebind(NodePtr n) {
     n = ops::detach(n);
     n->requires_grad = true;
   }
-  if (leaf_requires_grad && node && node->requires_grad) {
-    std::erase_if(earlier_leaf_nodes, [](const std::weak_ptr<Node>& w) { return w.expired(); });
-    earlier_leaf_nodes.push_back(node);
-  }
-  node = std::move(n);
-  ++version;
+  runtime::with_registry_lock([&] {
+    if (leaf_requires_grad && node && node->requires_grad) {
+      std::erase_if(earlier_leaf_nodes, [](const std::weak_ptr<Node>& w) { return w.expired(); });
+      earlier_leaf_nodes.push_back(node);
+    }
+    node.swap(n);
+    ++version;
+  });
+  // `n` now holds the old value: released here, outside the lock.
+}
+
+void TensorImpl::set_node(NodePtr n, std::optional<bool> leaf) {
+  runtime::with_registry_lock([&] {
+    node.swap(n);
+    if (leaf) leaf_requires_grad = *leaf;
+  });
 }
 
 NodePtr Scalar::node() const {
@@ -79,8 +89,7 @@ BufferPtr Tensor::buffer() const {
     }
     return b;
   }
-  if (n->is_pending()) runtime::sync_nodes({n});
-  return n->buffer;
+  return runtime::materialized_buffer(n);
 }
 
 void Tensor::copy_to(void* dst, size_t nbytes) const {
@@ -145,15 +154,13 @@ Tensor& Tensor::requires_grad_(bool enabled) {
     if (n->requires_grad && !is_leaf()) {
       fail(ErrorKind::Runtime, "requires_grad_: you can only change requires_grad flags of leaf variables");
     }
-    impl_->leaf_requires_grad = false;
-    if (n->requires_grad) impl_->node = ops::detach(n);
+    impl_->set_node(n->requires_grad ? ops::detach(n) : n, false);
     return *this;
   }
   if (n->requires_grad) return *this;
-  impl_->leaf_requires_grad = true;
   NodePtr d = ops::detach(n);
   d->requires_grad = true;
-  impl_->node = std::move(d);
+  impl_->set_node(std::move(d), true);
   return *this;
 }
 

@@ -3,6 +3,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <vector>
 
 #include "ir/node.h"
@@ -17,8 +18,12 @@ struct TensorImpl : std::enable_shared_from_this<TensorImpl> {
 
   /// Points the slot at a new value (in-place ops, optimizer updates, sync).
   void rebind(NodePtr n);
+  /// Replaces `node` (and, with `leaf`, leaf_requires_grad) under the
+  /// registry lock: a sync or backward on another thread reads every live
+  /// slot's node. Every write of `node` after construction goes through here.
+  void set_node(NodePtr n, std::optional<bool> leaf = std::nullopt);
 
-  NodePtr node;                        ///< current value
+  NodePtr node;                        ///< current value (written only through set_node/rebind)
   bool leaf_requires_grad = false;     ///< a user-made leaf that requires grad (set by requires_grad_)
   std::shared_ptr<TensorImpl> grad;    ///< accumulated gradient, or null
   /// Values this leaf had before in-place updates (made under no_grad) that a
