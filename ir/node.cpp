@@ -38,6 +38,7 @@ void set_grad_mode(bool enabled) { t_grad_mode = enabled; }
 
 Node::Node(Op op_, DType dtype_, Shape shape_, Attrs attrs_, NodeList inputs_)
     : op(op_), dtype(dtype_), shape(std::move(shape_)), attrs(std::move(attrs_)), inputs(std::move(inputs_)) {
+  shape_numel(shape);  // raises for a shape whose element count overflows int64, before anything relies on it
   StableHasher h;
   h.add(static_cast<uint64_t>(op)).add(static_cast<uint64_t>(dtype)).add(shape.size());
   for (int64_t d : shape) h.add(static_cast<uint64_t>(d));

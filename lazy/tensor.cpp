@@ -260,8 +260,21 @@ Tensor Tensor::slice(int64_t d, std::optional<int64_t> s, std::optional<int64_t>
 Tensor Tensor::select(int64_t d, int64_t i) const { return lt::select(*this, d, i); }
 Tensor Tensor::sum(absl::Span<const int64_t> d, bool k) const { return lt::sum(*this, d, k); }
 Tensor Tensor::mean(absl::Span<const int64_t> d, bool k) const { return lt::mean(*this, d, k); }
-Tensor Tensor::max() const { return lt::amax(*this); }
-Tensor Tensor::min() const { return lt::amin(*this); }
+// PyTorch: a full max/min of an empty tensor is a RuntimeError (amax over an empty dim is an IndexError).
+static void check_full_extreme(std::string_view op, const Tensor& t) {
+  if (t.numel() == 0) {
+    fail(ErrorKind::Runtime, op, ": expected a non-empty tensor, got an empty one of shape ", shape_str(t.shape()),
+         " (give a reduction dim for empty input)");
+  }
+}
+Tensor Tensor::max() const {
+  check_full_extreme("max", *this);
+  return lt::amax(*this);
+}
+Tensor Tensor::min() const {
+  check_full_extreme("min", *this);
+  return lt::amin(*this);
+}
 Tensor Tensor::exp() const { return lt::exp(*this); }
 Tensor Tensor::log() const { return lt::log(*this); }
 Tensor Tensor::neg() const { return lt::neg(*this); }

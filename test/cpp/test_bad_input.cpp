@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "cache/kernel_cache.h"
 #include "ir/counters.h"
 #include "lazy/lazytensor.h"
 #include "lazy/runtime.h"
@@ -103,11 +104,11 @@ BOOST_AUTO_TEST_CASE(shape_mismatches_name_the_op_and_both_shapes) {
   expect_error("cat of different ranks", K::Runtime, {"cat", "[2, 3]", "[3]"}, [] { lt::cat({t23(), ones({3})}, 0); });
   expect_error("cat of no tensors", K::Runtime, {"cat"}, [] { lt::cat(std::vector<Tensor>{}, 0); });
   expect_error("stack of different shapes", K::Runtime, {"stack", "[2, 3]", "[3, 2]"}, [] { stack({t23(), ones({3, 2})}, 0); });
-  expect_error("linear with a mismatched weight", K::Runtime, {"[2, 3]", "[4, 5]"}, [] { linear(t23(), ones({4, 5})); });
+  expect_error("linear with a mismatched weight", K::Runtime, {"[2, 3]", "[5, 4]", "3 != 5"}, [] { linear(t23(), ones({4, 5})); });
   expect_error("expand to an incompatible shape", K::Runtime, {"expand", "[2, 3]", "[2, 4]"}, [] { t23().expand({2, 4}); });
   expect_error("in-place add whose result would grow the tensor", K::Runtime, {"add_", "[3]", "[2, 3]"},
                [] { Tensor a = ones({3}); a.add_(t23()); });
-  expect_error("cross_entropy target of the wrong batch size", K::Runtime, {"cross_entropy", "[3]"},
+  expect_error("cross_entropy target of the wrong batch size", K::Value, {"cross_entropy", "batch_size (2)", "[3]"},
                [] { cross_entropy(t23(), i64({0, 1, 2})); });
   expect_error("layer_norm over a mismatched trailing shape", K::Runtime, {"layer_norm", "[4]", "[2, 3]"},
                [] { layer_norm(t23(), {4}); });
@@ -211,7 +212,7 @@ BOOST_AUTO_TEST_CASE(an_index_out_of_range_found_inside_a_kernel_raises_at_sync_
                [&] { raises_twice([] { return embedding(t23(), i64({1, 9})); }); });
   expect_error("cross_entropy with a class past the last", K::Index, {"4"},
                [&] { raises_twice([] { return cross_entropy(ones({2, 4}), i64({1, 4})); }); });
-  expect_error("one_hot with too few classes", K::Index, {"one_hot"},
+  expect_error("one_hot with too few classes", K::Index, {"index 3", "size 2"},
                [&] { raises_twice([] { return one_hot(i64({0, 3}), 2).to(DType::Float32); }); });
   expect_error("scatter_add past the end", K::Index, {"index", "3"}, [&] {
     raises_twice([] { return scatter_add(zeros({3}), 0, i64({0, 3}), ones({2})); });
@@ -254,7 +255,7 @@ BOOST_AUTO_TEST_CASE(nan_and_inf_inputs_give_the_ieee_results_pytorch_gives) {
     BOOST_CHECK(std::isnan(x.sum().item<float>()));
     BOOST_CHECK(std::isnan(x.mean().item<float>()));
     std::vector<float> m = matmul(x.reshape({2, 2}), ones({2, 2})).to_vector<float>();
-    BOOST_CHECK(!std::isnan(m[0]) && std::isnan(m[2]) && std::isnan(m[3]));
+    BOOST_CHECK(std::isnan(m[0]) && std::isnan(m[1]) && !std::isnan(m[2]) && m[3] == 7.0f);
     std::vector<float> c = (lt::exp(x) * 2.0 + 1.0).to_vector<float>();
     BOOST_CHECK(std::isnan(c[1]) && !std::isnan(c[0]));
   });
@@ -313,7 +314,8 @@ BOOST_AUTO_TEST_CASE(empty_tensors_compute_what_pytorch_computes_or_raise) {
     BOOST_CHECK(index_select(t23(), 0, i64({})).to_vector<float>().empty());
   });
   expect_error("max of an empty tensor", K::Runtime, {"max", "empty"}, [] { zeros({0}).max(); });
-  expect_error("argmax of an empty tensor", K::Runtime, {"argmax"}, [] { argmax(zeros({0})); });
+  expect_error("amax over an empty dim", K::Index, {"amax", "dim 0", "[0, 3]"}, [] { amax(zeros({0, 3}), {0}); });
+  expect_error("argmax of an empty tensor", K::Index, {"argmax", "[0]"}, [] { argmax(zeros({0})); });
   expect_error("item of an empty tensor", K::Runtime, {"item", "0"}, [] { zeros({0}).item<float>(); });
 }
 
@@ -356,6 +358,11 @@ BOOST_AUTO_TEST_CASE(a_tensor_is_usable_after_a_failed_op_on_it) {
   });
   expect_result("a tensor whose kernel failed to compile computes once the compiler works", [] {
     if (runtime::backend_name() != "cpu") return;
+    // Off the disk cache, whose kernels an earlier run may have stored: this kernel must really compile.
+    set_kernel_cache_config({"", 0});
+    struct Restore {
+      ~Restore() { set_kernel_cache_config(KernelCacheConfig::from_env()); }
+    } restore;
     Tensor a = lt::exp(t23()) * 0.5 - 0.25;  // a new expression: its kernels are not cached yet
     ::setenv("LT_TEST_FAIL_COMPILE", "1", 1);
     bool raised = false;
