@@ -129,6 +129,9 @@ BufferPtr materialized_buffer(const NodePtr& n) {
 }
 
 static std::vector<NodePtr> live_pending_nodes() {
+  // is_pending() reads a buffer that a sync on another thread may be writing:
+  // hold the sync lock (lock order everywhere: sync, then registry).
+  std::lock_guard<std::recursive_mutex> lock(sync_mutex());
   std::vector<NodePtr> out;
   for_each_live([&](TensorImpl* t) {
     if (t->node && t->node->is_pending()) out.push_back(t->node);
