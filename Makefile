@@ -45,11 +45,11 @@ test-asan: deps
 	cd build-asan && ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
 	  LT_FUZZ_PROGRAMS=300 ctest --output-on-failure -j 2
 
-# The concurrency tests under ThreadSanitizer.
+# The concurrency tests under ThreadSanitizer (only their binary is built: ctest -R concurrency runs nothing else).
 test-tsan: deps
 	cmake -S . -B build-tsan -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DLT_SANITIZE=thread \
 	  -DLT_WITH_PYTHON=OFF -DPython_EXECUTABLE=$(PYTHON)
-	cmake --build build-tsan -j $(JOBS)
+	cmake --build build-tsan -j $(JOBS) --target test_concurrency
 	cd build-tsan && TSAN_OPTIONS=halt_on_error=1 ctest --output-on-failure -R concurrency
 
 clean:

@@ -369,6 +369,10 @@ void bind_tensor(py::module_& m, py::class_<PyTensor>& cls) {
       if (is_tensor(b)) y = as_tensor(b).get();
       else if (PyBool_Check(b.ptr())) y = Tensor(lt::Scalar(b.ptr() == Py_True).node());
       else return not_implemented();
+      if (lt::is_floating(x.dtype()) || lt::is_floating(y->dtype())) {  // PyTorch: RuntimeError, not implemented for 'Float'
+        lt::fail(lt::ErrorKind::Runtime, op, ": bitwise ops are not defined for floating point tensors (got ",
+                 lt::dtype_name(x.dtype()), " and ", lt::dtype_name(y->dtype()), ")");
+      }
       if (x.dtype() != lt::DType::Bool || y->dtype() != lt::DType::Bool) {
         lt::fail(lt::ErrorKind::NotImplemented, op, ": bitwise ops are only implemented for bool tensors in lazytensor");
       }
@@ -519,15 +523,16 @@ void bind_tensor(py::module_& m, py::class_<PyTensor>& cls) {
   cls.def("detach_", [](py::object self) {
     PyTensor& s = self.cast<PyTensor&>();
     s.get();
-    s.t.impl()->leaf_requires_grad = false;
-    s.t.impl()->set_node(ops::detach(s.t.node()));
+    s.t.impl()->set_node(ops::detach(s.t.node()), false);
     return self;
   });
   cls.def("clone", [](PyTensor& s, py::kwargs) { return PyTensor(s.get().clone()); });
   cls.def("item", [](PyTensor& s) -> py::object {
     const Tensor& x = s.get();
     if (x.numel() != 1) {
-      lt::fail(lt::ErrorKind::Runtime, "a Tensor with ", x.numel(), " elements cannot be converted to Scalar");
+      // PyTorch 1.13 raises ValueError here ("only one element tensors can be converted to Python scalars").
+      lt::fail(lt::ErrorKind::Value, "item: only one element tensors can be converted to Python scalars; got a Tensor with ",
+               x.numel(), " elements (shape ", lt::shape_str(x.shape()), ")");
     }
     switch (x.dtype()) {
       case lt::DType::Bool: return py::bool_(x.item<bool>());

@@ -125,11 +125,19 @@ bool write_all(int fd, const char* p, size_t n) {
 
 /// Reads a whole file; nullopt when it cannot be opened (absent) — errno says why.
 std::optional<std::string> read_file(const std::string& path) {
-  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  // O_NONBLOCK: a FIFO left at a cache file's name must not block the process
+  // (opening one for reading waits for a writer forever). Only regular files
+  // are read: anything else (FIFO, device, directory) reads as empty, which
+  // validation rejects, so /dev/zero behind a symlink cannot fill memory.
+  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
   if (fd < 0) return std::nullopt;
   std::string out;
   struct stat st;
-  if (::fstat(fd, &st) == 0 && st.st_size > 0) out.reserve(static_cast<size_t>(st.st_size));
+  if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+    ::close(fd);
+    return out;
+  }
+  if (st.st_size > 0) out.reserve(static_cast<size_t>(st.st_size));
   char buf[1 << 16];
   for (;;) {
     ssize_t r = ::read(fd, buf, sizeof buf);

@@ -213,19 +213,28 @@ static NodePtr reduce_loss(const NodePtr& loss, Reduction reduction) {
   return loss;
 }
 
+/// Target checks shared by nll_loss and cross_entropy, named after the op the user called.
+static void check_class_target(std::string_view op, const NodePtr& input, const NodePtr& target) {
+  if (target->dtype != DType::Int64) {
+    fail(ErrorKind::Runtime, op, ": expected target of dtype int64 (class indices), got ", dtype_name(target->dtype));
+  }
+  if (input->ndim() >= 2 && target->ndim() >= 1 && input->shape[0] != target->shape[0]) {  // PyTorch: ValueError
+    fail(ErrorKind::Value, op, ": expected input batch_size (", input->shape[0], ") to match target batch_size (",
+         target->shape[0], "); input ", shape_str(input->shape), ", target ", shape_str(target->shape));
+  }
+  int64_t cdim = input->ndim() >= 2 ? 1 : 0;
+  Shape want = input->shape;
+  if (!want.empty()) want.erase(want.begin() + cdim);
+  if (input->ndim() == 0 || target->shape != want) {
+    fail(ErrorKind::Runtime, op, ": expected target of shape ", shape_str(want), " for input of shape ",
+         shape_str(input->shape), ", got ", shape_str(target->shape));
+  }
+}
+
 NodePtr nll_loss(const NodePtr& log_probs, const NodePtr& target, Reduction reduction, int64_t ignore_index) {
   require_floating("nll_loss", log_probs);
-  if (target->dtype != DType::Int64) {
-    fail(ErrorKind::Runtime, "nll_loss: expected target of dtype int64 (class indices), got ",
-         dtype_name(target->dtype));
-  }
+  check_class_target("nll_loss", log_probs, target);
   int64_t cdim = log_probs->ndim() >= 2 ? 1 : 0;
-  Shape want = log_probs->shape;
-  if (!want.empty()) want.erase(want.begin() + cdim);
-  if (log_probs->ndim() == 0 || target->shape != want) {
-    fail(ErrorKind::Runtime, "nll_loss: expected target of shape ", shape_str(want), " for input of shape ",
-         shape_str(log_probs->shape), ", got ", shape_str(target->shape));
-  }
   NodePtr ignore = scalar_int(ignore_index, DType::Int64, false);
   NodePtr valid = ne(target, ignore);
   NodePtr safe = where(valid, target, scalar_int(0, DType::Int64, false));
@@ -238,6 +247,7 @@ NodePtr nll_loss(const NodePtr& log_probs, const NodePtr& target, Reduction redu
 NodePtr cross_entropy(const NodePtr& logits, const NodePtr& target, Reduction reduction, int64_t ignore_index) {
   require_floating("cross_entropy", logits);
   if (logits->ndim() == 0) fail(ErrorKind::Runtime, "cross_entropy: expected input with at least 1 dim");
+  check_class_target("cross_entropy", logits, target);
   int64_t cdim = logits->ndim() >= 2 ? 1 : 0;
   return nll_loss(log_softmax(logits, cdim), target, reduction, ignore_index);
 }

@@ -86,7 +86,9 @@ NodePtr amin(const NodePtr& x, absl::Span<const int64_t> dims, bool keepdim) {
 
 static NodePtr arg_extreme(std::string_view name, Op op, const NodePtr& x, std::optional<int64_t> dim, bool keepdim) {
   if (!dim) {
-    if (x->numel() == 0) fail(ErrorKind::Runtime, name, ": expected a non-empty tensor, got shape ", shape_str(x->shape));
+    if (x->numel() == 0) {  // PyTorch: IndexError ("Expected reduction dim to be specified for input.numel() == 0")
+      fail(ErrorKind::Index, name, ": expected a non-empty tensor (or a reduction dim), got shape ", shape_str(x->shape));
+    }
     NodePtr flat = reshape_exact(x, Shape{x->numel()});
     NodePtr r = reduce_keep(op, flat, Dims{0}, DType::Int64);
     if (keepdim) return reshape_exact(r, Shape(x->shape.size(), 1));

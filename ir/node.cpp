@@ -39,6 +39,7 @@ void set_grad_mode(bool enabled) { t_grad_mode = enabled; }
 
 Node::Node(Op op_, DType dtype_, Shape shape_, Attrs attrs_, NodeList inputs_)
     : op(op_), dtype(dtype_), shape(std::move(shape_)), attrs(std::move(attrs_)), inputs(std::move(inputs_)) {
+  shape_numel(shape);  // raises for a shape whose element count overflows int64, before anything relies on it
   // Small fields share one header word (counts that do not fit escape to a
   // word of their own): every recorded op pays for this hash.
   constexpr uint64_t kMax16 = 0xFFFF, kMax12 = 0xFFF;

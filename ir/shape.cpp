@@ -10,8 +10,14 @@ namespace lt {
 
 int64_t shape_numel(absl::Span<const int64_t> shape) {
   int64_t n = 1;
-  for (int64_t d : shape) n *= d;
-  return n;
+  bool overflow = false;
+  for (int64_t d : shape) overflow |= __builtin_mul_overflow(n, d, &n);
+  // A product past int64 would be UB and then a small or negative count (a
+  // buffer too small for the shape); any shape with a zero dim is still empty.
+  if (overflow && std::find(shape.begin(), shape.end(), 0) == shape.end()) {
+    fail(ErrorKind::Runtime, "shape ", shape_str(shape), " has more elements than fit in int64 (expected at most 2^63-1)");
+  }
+  return overflow ? 0 : n;
 }
 
 std::string shape_str(absl::Span<const int64_t> shape) { return absl::StrCat("[", absl::StrJoin(shape, ", "), "]"); }

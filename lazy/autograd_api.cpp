@@ -109,6 +109,7 @@ void Tensor::backward(const Tensor& gradient, bool retain_graph) const {
   // too (value semantics: the gradient is taken at the value the graph used).
   std::vector<std::shared_ptr<TensorImpl>> slots;  // slot of each entry of leaf_nodes
   std::vector<NodePtr> leaf_nodes;
+  // Other threads' slots are read here too; their writes go through set_node/rebind under the same lock.
   runtime::for_each_live([&](TensorImpl* t) {
     if (!t->leaf_requires_grad || !t->node->requires_grad) return;
     auto held = t->weak_from_this().lock();  // null while being destroyed
@@ -125,7 +126,7 @@ void Tensor::backward(const Tensor& gradient, bool retain_graph) const {
   std::vector<NodePtr> grads;
   {
     GradModeGuard no_grad(false);
-    grads = autograd::gradients({node()}, {seed}, leaf_nodes, retain_graph, check_saved_versions);
+    runtime::with_sync_lock([&] { grads = autograd::gradients({node()}, {seed}, leaf_nodes, retain_graph, check_saved_versions); });
   }
   for (size_t i = 0; i < slots.size() && i < grads.size(); ++i) {
     if (!grads[i]) continue;
@@ -162,7 +163,7 @@ std::vector<Tensor> grad(const std::vector<Tensor>& outputs, const std::vector<T
   std::vector<NodePtr> g;
   {
     GradModeGuard no_grad(false);
-    g = autograd::gradients(roots, seeds, wrt, retain_graph, check_saved_versions);
+    runtime::with_sync_lock([&] { g = autograd::gradients(roots, seeds, wrt, retain_graph, check_saved_versions); });
   }
   std::vector<Tensor> out;
   for (size_t i = 0; i < g.size(); ++i) {

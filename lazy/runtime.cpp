@@ -118,7 +118,26 @@ void for_each_live(const std::function<void(TensorImpl*)>& f) {
   for (TensorImpl* t = r.head; t; t = t->next_live) f(t);
 }
 
+void with_registry_lock(const std::function<void()>& f) {
+  std::lock_guard<std::mutex> lock(registry().mu);
+  f();
+}
+
+void with_sync_lock(const std::function<void()>& f) {
+  std::lock_guard<std::recursive_mutex> lock(sync_mutex());
+  f();
+}
+
+BufferPtr materialized_buffer(const NodePtr& n) {
+  std::lock_guard<std::recursive_mutex> lock(sync_mutex());
+  if (n->is_pending()) sync_nodes({n});
+  return n->buffer;
+}
+
 static std::vector<NodePtr> live_pending_nodes() {
+  // is_pending() reads a buffer that a sync on another thread may be writing:
+  // hold the sync lock (lock order everywhere: sync, then registry).
+  std::lock_guard<std::recursive_mutex> lock(sync_mutex());
   std::vector<NodePtr> out;
   for_each_live([&](TensorImpl* t) {
     if (t->node && t->node->is_pending()) out.push_back(t->node);

@@ -20,6 +20,15 @@ void unregister_live(TensorImpl* impl);
 /// Calls f(impl) for each live tensor, under the registry lock.
 void for_each_live(const std::function<void(TensorImpl*)>& f);
 
+/// Runs f under the registry lock (TensorImpl::set_node, rebind).
+void with_registry_lock(const std::function<void()>& f);
+/// The buffer of `n`, syncing it first when pending. Under the sync lock: a
+/// sync on another thread may be realising `n` at the same moment.
+BufferPtr materialized_buffer(const NodePtr& n);
+/// Runs f under the sync lock. Backward reads and releases graph inputs that
+/// a sync on another thread may be realising (Node::realize clears inputs).
+void with_sync_lock(const std::function<void()>& f);
+
 /// Computes `roots` (pending nodes), realising each in place.
 void sync_nodes(absl::Span<const NodePtr> roots, const RunOptions& options = {});
 /// Called after each recorded op: syncs everything when the pending graph is too large.

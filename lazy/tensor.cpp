@@ -27,11 +27,6 @@ TensorImpl::TensorImpl(NodePtr n) : node(std::move(n)), storage_id(next_storage_
 }
 TensorImpl::~TensorImpl() { runtime::unregister_live(this); }
 
-void TensorImpl::set_node(NodePtr n) {
-  adopt(*n);
-  node = std::move(n);
-}
-
 void TensorImpl::rebind(NodePtr n, uint64_t take_from, bool count_as_change) {
   if (leaf_requires_grad && !n->requires_grad) {
     // A leaf that requires grad keeps doing so after an update made under
@@ -39,17 +34,28 @@ void TensorImpl::rebind(NodePtr n, uint64_t take_from, bool count_as_change) {
     n = ops::detach(n);
     n->requires_grad = true;
   }
-  if (leaf_requires_grad && node && node->requires_grad) {
-    std::erase_if(earlier_leaf_nodes, [](const std::weak_ptr<Node>& w) { return w.expired(); });
-    earlier_leaf_nodes.push_back(node);
-  }
-  ++rebinds;
-  if (count_as_change) {
-    ++version;
-    mark_replaced();
-  }
-  if (n->storage_id == 0 || n->storage_id == storage_id || (take_from != 0 && n->storage_id == take_from)) adopt(*n);
-  node = std::move(n);
+  runtime::with_registry_lock([&] {
+    if (leaf_requires_grad && node && node->requires_grad) {
+      std::erase_if(earlier_leaf_nodes, [](const std::weak_ptr<Node>& w) { return w.expired(); });
+      earlier_leaf_nodes.push_back(node);
+    }
+    ++rebinds;
+    if (count_as_change) {
+      ++version;
+      mark_replaced();
+    }
+    if (n->storage_id == 0 || n->storage_id == storage_id || (take_from != 0 && n->storage_id == take_from)) adopt(*n);
+    node.swap(n);
+  });
+  // `n` now holds the old value: released here, outside the lock.
+}
+
+void TensorImpl::set_node(NodePtr n, std::optional<bool> leaf) {
+  runtime::with_registry_lock([&] {
+    adopt(*n);
+    node.swap(n);
+    if (leaf) leaf_requires_grad = *leaf;
+  });
 }
 
 NodePtr Scalar::node() const {
@@ -100,8 +106,7 @@ BufferPtr Tensor::buffer() const {
     }
     return b;
   }
-  if (n->is_pending()) runtime::sync_nodes({n});
-  return n->buffer;
+  return runtime::materialized_buffer(n);
 }
 
 void Tensor::copy_to(void* dst, size_t nbytes) const {
@@ -166,15 +171,13 @@ Tensor& Tensor::requires_grad_(bool enabled) {
     if (n->requires_grad && !is_leaf()) {
       fail(ErrorKind::Runtime, "requires_grad_: you can only change requires_grad flags of leaf variables");
     }
-    impl_->leaf_requires_grad = false;
-    if (n->requires_grad) impl_->set_node(ops::detach(n));
+    impl_->set_node(n->requires_grad ? ops::detach(n) : n, false);
     return *this;
   }
   if (n->requires_grad) return *this;
-  impl_->leaf_requires_grad = true;
   NodePtr d = ops::detach(n);
   d->requires_grad = true;
-  impl_->set_node(std::move(d));
+  impl_->set_node(std::move(d), true);
   return *this;
 }
 
@@ -274,8 +277,21 @@ Tensor Tensor::slice(int64_t d, std::optional<int64_t> s, std::optional<int64_t>
 Tensor Tensor::select(int64_t d, int64_t i) const { return lt::select(*this, d, i); }
 Tensor Tensor::sum(absl::Span<const int64_t> d, bool k) const { return lt::sum(*this, d, k); }
 Tensor Tensor::mean(absl::Span<const int64_t> d, bool k) const { return lt::mean(*this, d, k); }
-Tensor Tensor::max() const { return lt::amax(*this); }
-Tensor Tensor::min() const { return lt::amin(*this); }
+// PyTorch: a full max/min of an empty tensor is a RuntimeError (amax over an empty dim is an IndexError).
+static void check_full_extreme(std::string_view op, const Tensor& t) {
+  if (t.numel() == 0) {
+    fail(ErrorKind::Runtime, op, ": expected a non-empty tensor, got an empty one of shape ", shape_str(t.shape()),
+         " (give a reduction dim for empty input)");
+  }
+}
+Tensor Tensor::max() const {
+  check_full_extreme("max", *this);
+  return lt::amax(*this);
+}
+Tensor Tensor::min() const {
+  check_full_extreme("min", *this);
+  return lt::amin(*this);
+}
 Tensor Tensor::exp() const { return lt::exp(*this); }
 Tensor Tensor::log() const { return lt::log(*this); }
 Tensor Tensor::neg() const { return lt::neg(*this); }

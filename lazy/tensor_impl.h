@@ -3,6 +3,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <vector>
 
 #include "ir/node.h"
@@ -22,10 +23,14 @@ struct TensorImpl : std::enable_shared_from_this<TensorImpl> {
   /// in-place ops do); a node another tensor holds (copy_ of an equal dtype and
   /// shape) stays that tensor's.
   /// `count_as_change` false: a write PyTorch does not count (through .data).
+  /// Runs under the registry lock: a sync or backward on another thread reads
+  /// every live slot's node.
   void rebind(NodePtr n, uint64_t take_from = 0, bool count_as_change = true);
   /// Points the slot at `n` without an in-place change (detach_, requires_grad_,
-  /// a Python view re-derived from its base): no version bump.
-  void set_node(NodePtr n);
+  /// a Python view re-derived from its base, sync): no version bump. With
+  /// `leaf`, also sets leaf_requires_grad. Under the registry lock; every write
+  /// of `node` after construction goes through here or rebind.
+  void set_node(NodePtr n, std::optional<bool> leaf = std::nullopt);
   /// Records on the current node, when it is this storage's, that an in-place
   /// change (now at `version`) moved the storage off it.
   void mark_replaced() const {
@@ -38,7 +43,7 @@ struct TensorImpl : std::enable_shared_from_this<TensorImpl> {
     n.storage_version = version;
   }
 
-  NodePtr node;                        ///< current value
+  NodePtr node;                        ///< current value (written only through set_node/rebind)
   bool leaf_requires_grad = false;     ///< a user-made leaf that requires grad (set by requires_grad_)
   std::shared_ptr<TensorImpl> grad;    ///< accumulated gradient, or null
   /// Values this leaf had before in-place updates (made under no_grad) that a
