@@ -39,6 +39,13 @@ struct Math {
   Value* fma(Value* x, Value* y, Value* z) { return b.CreateIntrinsic(llvm::Intrinsic::fma, {t}, {x, y, z}); }
   Value* un(llvm::Intrinsic::ID id, Value* x) { return b.CreateUnaryIntrinsic(id, x); }
   Value* bin(llvm::Intrinsic::ID id, Value* x, Value* y) { return b.CreateBinaryIntrinsic(id, x, y); }
+  // x clamped into [lo, hi], NaN kept. Written as compare + select so that
+  // x86 emits one maxps/minps each (llvm.maxnum/minnum need a compare and a
+  // blend more to honour their NaN rule, which a clamp does not need).
+  Value* clamp(Value* x, double lo, double hi) {
+    Value* y = b.CreateSelect(b.CreateFCmpOLT(x, c(lo)), c(lo), x);
+    return b.CreateSelect(b.CreateFCmpOGT(y, c(hi)), c(hi), y);
+  }
   llvm::Type* int_type() {
     llvm::Type* it = f64 ? b.getInt64Ty() : b.getInt32Ty();
     if (auto* vt = llvm::dyn_cast<llvm::VectorType>(t)) return llvm::VectorType::get(it, vt->getElementCount());
@@ -57,19 +64,22 @@ struct Math {
     return b.CreateBitCast(b.CreateShl(b.CreateAdd(ni, ic(bias)), ic(mbits)), t);
   }
 
-  Value* exp(Value* x) {
+  // `taylor7`: float32 keeps the degree-7 Taylor polynomial (1.2e-7): expm1
+  // (and tanh through it) amplify exp's error by e^x / (e^x - 1) near |x| = 1/2.
+  Value* exp(Value* x, bool taylor7 = false) {
     double lo = f64 ? -746.0 : -104.0, hi = f64 ? 710.0 : 89.0;
-    Value* xc = bin(llvm::Intrinsic::minnum, bin(llvm::Intrinsic::maxnum, x, c(lo)), c(hi));
+    Value* xc = clamp(x, lo, hi);
     Value* n = un(llvm::Intrinsic::roundeven, b.CreateFMul(xc, c(1.4426950408889634)));
     double ln2_hi = f64 ? 6.93147180369123816490e-01 : 0.693145751953125;
     double ln2_lo = f64 ? 1.90821492927058770002e-10 : 1.428606765330187045e-06;
     Value* r = fma(b.CreateFNeg(n), c(ln2_hi), xc);
     r = fma(b.CreateFNeg(n), c(ln2_lo), r);
     Value* p;
-    if (f64) {
-      std::vector<double> k(14);
+    if (f64 || taylor7) {
+      int degree = f64 ? 13 : 7;
+      std::vector<double> k(degree + 1);
       double f = 1;
-      for (int i = 0; i <= 13; ++i) k[i] = 1.0 / f, f *= (i + 1);
+      for (int i = 0; i <= degree; ++i) k[i] = 1.0 / f, f *= (i + 1);
       p = poly(r, k);
     } else {
       // Degree-5 fit of e^r minimising the relative error on |r| <= ln2/2
@@ -85,7 +95,7 @@ struct Math {
     Value* n1 = b.CreateAShr(ni, ic(1));
     Value* n2 = b.CreateSub(ni, n1);
     Value* y = b.CreateFMul(b.CreateFMul(p, pow2i(n1)), pow2i(n2));
-    return b.CreateSelect(b.CreateFCmpUNO(x, x), x, y);
+    return b.CreateSelect(b.CreateFCmpUNO(x, x), x, y);  // fptosi(NaN) is poison: never use it
   }
 
   Value* log(Value* x) {
@@ -125,7 +135,7 @@ struct Math {
     double f = 1;
     for (int i = 0; i < degree; ++i) f *= (i + 1), k[i] = 1.0 / f;  // x * (1 + x/2 + x^2/6 + ...)
     Value* small = b.CreateFMul(x, poly(x, k));
-    Value* big = b.CreateFSub(exp(x), c(1.0));
+    Value* big = b.CreateFSub(exp(x, /*taylor7=*/true), c(1.0));
     Value* use_small = b.CreateFCmpOLT(un(llvm::Intrinsic::fabs, x), c(0.5));
     return b.CreateSelect(use_small, small, big);
   }
@@ -156,12 +166,11 @@ struct Math {
                                    -2.72614225801306e-10};
     static const double beta[] = {-1.42647390514189e-02, -7.37332916720468e-03, -1.68282697438203e-03,
                                   -2.13374055278905e-04, -1.45660718464996e-05};
-    Value* xc = bin(llvm::Intrinsic::minnum, bin(llvm::Intrinsic::maxnum, x, c(-4.0)), c(4.0));
+    Value* xc = clamp(x, -4.0, 4.0);  // NaN flows through the arithmetic to the result
     Value* x2 = b.CreateFMul(xc, xc);
     Value* p = b.CreateFMul(xc, poly(x2, std::vector<double>(alpha, alpha + 7)));
     Value* q = poly(x2, std::vector<double>(beta, beta + 5));
-    Value* y = bin(llvm::Intrinsic::minnum, bin(llvm::Intrinsic::maxnum, b.CreateFDiv(p, q), c(-1.0)), c(1.0));
-    return b.CreateSelect(b.CreateFCmpUNO(x, x), x, y);
+    return clamp(b.CreateFDiv(p, q), -1.0, 1.0);
   }
 
   Value* erf(Value* x) {
