@@ -10,7 +10,9 @@
 #include "jit/cpu/codegen.h"
 #include "jit/cpu/jit.h"
 
+#include <algorithm>
 #include <cmath>
+#include <functional>
 #include <limits>
 #include <vector>
 
@@ -53,6 +55,16 @@ class Codegen {
   Value* gen_random(Value* seed, Value* counter, int64_t stream, DType dtype);
   Value* gen_check_index(const KOp& o, Value* idx);
   void collect_row_deps(int32_t id, std::vector<char>& seen);
+
+  // Stashes (Rows kernels): an expensive element value that phase `from`
+  // computes and phase `to` recomputes for a store into `buffer` at `offset`
+  // is stored there in `from` and reloaded in `to` (see plan_stashes).
+  struct Stash {
+    int32_t value, buffer, offset, from, to;
+  };
+  std::vector<Stash> plan_stashes() const;
+  void elem_deps(int32_t id, std::vector<char>& seen) const;
+  bool is_row_major_offset(int32_t id) const;
 
   // Loops: returns the induction variable; body runs with the builder inside.
   struct Loop {
@@ -186,6 +198,118 @@ void Codegen::collect_row_deps(int32_t id, std::vector<char>& seen) {
     return;
   }
   for (int i = 0; i < o.num_inputs; ++i) collect_row_deps(o.inputs[i], seen);
+}
+
+// Marks the element-level ops phase code must evaluate for `id`.
+void Codegen::elem_deps(int32_t id, std::vector<char>& seen) const {
+  const KOp& o = k_.ops[id];
+  if (seen[id] || !o.elem) return;
+  seen[id] = 1;
+  for (int i = 0; i < o.num_inputs; ++i) elem_deps(o.inputs[i], seen);
+}
+
+// True when `id` is the row-major linear index of the domain (sum of
+// Coord(axis) * stride(axis), built from Coord, Const, Add, Sub and Mul):
+// an offset that visits each element of its buffer once, rows disjoint.
+bool Codegen::is_row_major_offset(int32_t id) const {
+  size_t r = k_.domain.size();
+  // Affine form: coefficient per axis, then the constant; false when not affine.
+  std::function<bool(int32_t, std::vector<int64_t>&)> affine = [&](int32_t v, std::vector<int64_t>& f) {
+    const KOp& o = k_.ops[v];
+    f.assign(r + 1, 0);
+    if (o.dtype != DType::Int64) return false;
+    if (o.code == KOpCode::Coord) return f[o.imm] = 1, true;
+    if (o.code == KOpCode::Const) return f[r] = o.imm, true;
+    if (o.code != KOpCode::Compute || o.num_inputs != 2) return false;
+    std::vector<int64_t> a, c;
+    if (!affine(o.inputs[0], a) || !affine(o.inputs[1], c)) return false;
+    auto is_const = [&](const std::vector<int64_t>& g) {
+      return std::all_of(g.begin(), g.end() - 1, [](int64_t x) { return x == 0; });
+    };
+    for (size_t i = 0; i <= r; ++i) {
+      if (o.op == Op::Add) f[i] = a[i] + c[i];
+      else if (o.op == Op::Sub) f[i] = a[i] - c[i];
+      else if (o.op == Op::Mul && is_const(c)) f[i] = a[i] * c[r];
+      else if (o.op == Op::Mul && is_const(a)) f[i] = c[i] * a[r];
+      else return false;
+    }
+    return true;
+  };
+  std::vector<int64_t> f;
+  if (!affine(id, f) || f[r] != 0) return false;
+  int64_t stride = 1;
+  for (size_t i = r; i-- > 0;) {
+    if (k_.domain[i] > 1 && f[i] != stride) return false;
+    stride *= k_.domain[i];
+  }
+  return true;
+}
+
+// Softmax's last phase stores exp(x - max) / sum, and its sum phase already
+// computed exp(x - max): a second exp per element made the kernel compute
+// bound. When a later phase stores into a buffer laid out like the domain
+// (row-major offset, written by that one store and never read), an earlier
+// phase can park the shared value in the output row itself and the later
+// phase reloads it. The row stays in cache between the phases (bounded below),
+// so the extra traffic is an L1/L2 store and load, far cheaper than the
+// recomputation. Only values worth it are stashed: ones whose element-level
+// DAG holds a transcendental or several divides.
+std::vector<Codegen::Stash> Codegen::plan_stashes() const {
+  std::vector<Stash> out;
+  if (k_.kind != KernelKind::Rows || k_.num_phases < 2 || k_.inner_size() == 0) return out;
+  size_t n = k_.ops.size();
+  std::vector<int> stores(k_.buffers.size(), 0), loads(k_.buffers.size(), 0);
+  for (const KOp& o : k_.ops) {
+    if (o.code == KOpCode::Load) ++loads[o.imm];
+    if (o.code == KOpCode::Store) ++stores[o.imm];
+    if (o.code == KOpCode::AccumStore) stores[o.imm] += 2;  // read-modify-write: never a stash
+  }
+  // Element ops each phase evaluates.
+  std::vector<std::vector<char>> in_phase(k_.num_phases, std::vector<char>(n, 0));
+  for (size_t id = 0; id < n; ++id) {
+    const KOp& o = k_.ops[id];
+    if (o.code == KOpCode::Reduce) elem_deps(o.inputs[0], in_phase[o.phase]);
+    else if (o.elem && (is_effect(o.code) || o.code == KOpCode::Scan))
+      for (int i = 0; i < o.num_inputs; ++i) elem_deps(o.inputs[i], in_phase[o.phase]);
+  }
+  auto op_cost = [&](const KOp& o) -> int {
+    if (o.code != KOpCode::Compute) return o.code == KOpCode::Random ? 40 : 0;
+    switch (o.op) {
+      case Op::Exp: case Op::Log: case Op::Log1p: case Op::Expm1: case Op::Tanh: case Op::Erf:
+      case Op::Sin: case Op::Cos: case Op::Pow: return 20;
+      case Op::Div: case Op::Sqrt: return 5;
+      default: return 1;
+    }
+  };
+  constexpr int kMinCost = 12;
+  constexpr int64_t kMaxRowBytes = 256 << 10;  // stays in L2 between phases
+  for (size_t sid = 0; sid < n; ++sid) {
+    const KOp& s = k_.ops[sid];
+    if (s.code != KOpCode::Store || !s.elem || s.phase == 0) continue;
+    const KernelBuffer& buf = k_.buffers[s.imm];
+    if (stores[s.imm] != 1 || loads[s.imm] != 0 || buf.numel != shape_numel(k_.domain)) continue;
+    if (!is_floating(buf.dtype) || buf.dtype != s.dtype) continue;
+    if (k_.inner_size() * static_cast<int64_t>(dtype_size(buf.dtype)) > kMaxRowBytes) continue;
+    if (!is_row_major_offset(s.inputs[0])) continue;
+    std::vector<char> need(n, 0);
+    elem_deps(s.inputs[1], need);
+    int best = -1, best_cost = kMinCost - 1, from = -1;
+    for (size_t x = 0; x < n; ++x) {
+      const KOp& o = k_.ops[x];
+      if (!need[x] || o.dtype != s.dtype || o.code == KOpCode::Load) continue;
+      int p = s.phase - 1;
+      while (p >= 0 && !in_phase[p][x]) --p;
+      if (p < 0) continue;
+      std::vector<char> sub(n, 0);
+      elem_deps(static_cast<int32_t>(x), sub);
+      int cost = 0;
+      for (size_t y = 0; y < n; ++y)
+        if (sub[y]) cost += op_cost(k_.ops[y]);
+      if (cost > best_cost) best = static_cast<int>(x), best_cost = cost, from = p;
+    }
+    if (best >= 0) out.push_back({best, static_cast<int32_t>(s.imm), s.inputs[0], from, s.phase});
+  }
+  return out;
 }
 
 DType Codegen::acc_type(const KOp& o) const {
@@ -532,6 +656,7 @@ void Codegen::gen_elementwise(Value* begin, Value* end) {
 void Codegen::gen_rows(Value* begin, Value* end) {
   size_t r = k_.domain.size(), outer = static_cast<size_t>(k_.outer_rank);
   int64_t inner = k_.inner_size();
+  std::vector<Stash> stashes = plan_stashes();
   Loop rows = begin_loop(begin, end, "row");
   if (outer) set_coords_from(rows.iv, 0, outer);
   std::fill(row_.begin(), row_.end(), nullptr);
@@ -561,6 +686,11 @@ void Codegen::gen_rows(Value* begin, Value* end) {
     Loop l = begin_loop(i64(0), i64(inner), "inner");
     if (r > outer) set_coords_from(l.iv, outer, r);
     std::fill(elem_.begin(), elem_.end(), nullptr);
+    auto stash_slot = [&](const Stash& st) {
+      return b_.CreateGEP(mtype(k_.buffers[st.buffer].dtype), bufs_[st.buffer], get(st.offset));
+    };
+    for (const Stash& st : stashes)
+      if (st.to == p) elem_[st.value] = b_.CreateLoad(vtype(k_.ops[st.value].dtype), stash_slot(st));
     for (int32_t id : reduces) update_acc(id, get(k_.ops[id].inputs[0]), l.iv);
     for (int32_t id : roots) {
       const KOp& o = k_.ops[id];
@@ -573,6 +703,8 @@ void Codegen::gen_rows(Value* begin, Value* end) {
       elem_[id] = cast(s, a.acc_type, o.dtype);
     }
     for (int32_t id : roots) get(id);
+    for (const Stash& st : stashes)
+      if (st.from == p) b_.CreateStore(get(st.value), stash_slot(st));
     end_loop(l, reduces.empty() ? 0 : 4);
     for (int32_t id : reduces) row_[id] = finish_acc(id);
   }

@@ -194,6 +194,27 @@ BOOST_AUTO_TEST_CASE(composites_match_reference) {
     }
 }
 
+// A Rows kernel whose last phase stores a value an earlier phase computed
+// (softmax's exp(x - max)) parks it in the output row and reloads it
+// (jit/cpu/codegen.cpp, plan_stashes). Covers rows that take the stash, rows
+// too long for it (> 256 KiB), extra outputs, several stores per kernel and
+// values whose earlier phase is not the one right before the store.
+BOOST_AUTO_TEST_CASE(values_stashed_between_row_phases_match_reference) {
+  for (DType d : kFloats) {
+    for (Shape s : {Shape{5, 300}, Shape{2, 70001}, Shape{3, 4, 33}}) {
+      NodePtr x = random_input(d, s, -30, 30, 101);
+      NodePtr e = ops::exp(ops::sub(x, ops::amax(x, {-1}, true)));
+      NodePtr sum = ops::sum(e, {-1}, true);
+      check_against_reference({ops::softmax(x, -1)});
+      check_against_reference({ops::div(e, sum), ops::mul(e, ops::scalar(2.0, d))});
+      check_against_reference({ops::add(ops::div(e, sum), ops::transpose(ops::softmax(ops::transpose(x, 0, 1), -1), 0, 1))});
+      // Third phase re-reads e after a second reduction over it.
+      NodePtr sq = ops::sum(ops::mul(e, e), {-1}, true);
+      check_against_reference({ops::div(ops::mul(e, sum), sq)});
+    }
+  }
+}
+
 BOOST_AUTO_TEST_CASE(every_fusion_policy_computes_the_same_values) {
   NodePtr x = random_input(DType::Float32, {9, 33}, -4, 4, 81);
   NodePtr w = random_input(DType::Float32, {33}, -1, 1, 82);
