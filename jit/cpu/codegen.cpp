@@ -680,6 +680,14 @@ void Codegen::gen_rows(Value* begin, Value* end) {
     std::vector<char> seen(k_.ops.size(), 0);
     for (int32_t id : roots) collect_row_deps(id, seen);
     for (int32_t id : reduces) collect_row_deps(k_.ops[id].inputs[0], seen);
+    // A stash's offset (and the stashed value) are evaluated in this phase's
+    // loop too: their row-level inputs must be emitted before it, or a later
+    // phase would reuse a value defined inside this loop's body.
+    for (const Stash& st : stashes) {
+      if (st.from != p && st.to != p) continue;
+      collect_row_deps(st.offset, seen);
+      if (st.from == p) collect_row_deps(st.value, seen);
+    }
     for (int32_t id : reduces) init_acc(id);
     for (int32_t id : roots)
       if (k_.ops[id].code == KOpCode::Scan) init_acc(id);
