@@ -54,6 +54,11 @@ def torch_child(threads, hugetlb):
     env.pop("PYTHONPATH", None)
     if hugetlb:
         env["GLIBC_TUNABLES"] = "glibc.malloc.hugetlb=1"
+    # torch "at its best": Debian's libblas.so.3 alternative may point at the
+    # reference BLAS (it does on this machine), which makes torch ~30x slower.
+    openblas = "/usr/lib/x86_64-linux-gnu/openblas-pthread"
+    if os.path.isdir(openblas):
+        env["LD_LIBRARY_PATH"] = openblas + (":" + env["LD_LIBRARY_PATH"] if env.get("LD_LIBRARY_PATH") else "")
     code = ("import json, sys, torch; sys.path.insert(0, %r); import python_mlp_step as b; "
             "torch.set_num_threads(%d); print(json.dumps(b.run(torch, %d)))" %
             (os.path.dirname(os.path.abspath(__file__)), threads, STEPS))
