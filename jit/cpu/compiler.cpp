@@ -182,10 +182,8 @@ const std::string& target_id() { return jit().target; }
 std::string kernel_symbol(const Kernel& kernel) { return "lt_k_" + hash_hex(kernel.hash()); }
 
 namespace {
-ObjectCode emit_object(llvm::Module& m, const std::string& symbol) {
-  optimize(m);
-  ObjectCode out;
-  out.symbol = symbol;
+// Machine code for an optimised module (the target machine is shared: locked).
+std::string emit_machine_code(llvm::Module& m) {
   llvm::SmallVector<char, 0> buf;
   {
     llvm::raw_svector_ostream os(buf);
@@ -196,7 +194,14 @@ ObjectCode emit_object(llvm::Module& m, const std::string& symbol) {
       fail(ErrorKind::Runtime, "cpu jit: target cannot emit objects");
     pm.run(m);
   }
-  out.bytes.assign(buf.begin(), buf.end());
+  return std::string(buf.begin(), buf.end());
+}
+
+ObjectCode emit_object(llvm::Module& m, const std::string& symbol) {
+  optimize(m);
+  ObjectCode out;
+  out.symbol = symbol;
+  out.bytes = emit_machine_code(m);
   return out;
 }
 }  // namespace
@@ -217,17 +222,7 @@ ObjectCode compile_kernel_object(const Kernel& kernel, CompileTimes* times) {
   auto t1 = std::chrono::steady_clock::now();
   optimize(*m);
   auto t2 = std::chrono::steady_clock::now();
-  llvm::SmallVector<char, 0> buf;
-  {
-    llvm::raw_svector_ostream os(buf);
-    llvm::legacy::PassManager pm;
-    Jit& j = jit();
-    std::lock_guard<std::mutex> lock(j.mu);
-    if (j.tm->addPassesToEmitFile(pm, os, nullptr, llvm::CodeGenFileType::ObjectFile))
-      fail(ErrorKind::Runtime, "cpu jit: target cannot emit objects");
-    pm.run(*m);
-  }
-  out.bytes.assign(buf.begin(), buf.end());
+  out.bytes = emit_machine_code(*m);
   if (times) {
     times->codegen_ms = std::chrono::duration<double, std::milli>(t1 - t0).count();
     times->optimize_ms = std::chrono::duration<double, std::milli>(t2 - t1).count();
