@@ -158,6 +158,19 @@ class Generator {
     return make_input(broadcastable(a.node->shape), chance(0.7) ? a.node->dtype : random_dtype());
   }
 
+  static bool approximated_near_minus_one(const NodePtr& n) {
+    switch (n->op) {
+      case Op::Erf:
+      case Op::Tanh:
+      case Op::Expm1:
+      case Op::Sin:
+      case Op::Cos:
+        return true;
+      default:
+        return false;
+    }
+  }
+
   void push(NodePtr n, bool exact) { values_.push_back({std::move(n), exact}); }
 
   void step() {
@@ -178,6 +191,12 @@ class Generator {
         NodePtr (*fn)(const NodePtr&) = choose(f);
         if (!a.exact && (fn == ops::floor || fn == ops::ceil || fn == ops::round || fn == ops::sin || fn == ops::cos))
           return;
+        // log1p/log amplify an absolute error near their singularity into a
+        // relative error of order 1. erf, tanh, expm1, sin and cos are
+        // approximated with a documented absolute error and reach -1 (and
+        // their sums 0), so log1p(erf(x)) with erf(x) a few ulp above -1 is
+        // ill-conditioned, not a bug (seed 1038318, docs/reliability.md).
+        if (!a.exact && (fn == ops::log1p || fn == ops::log) && approximated_near_minus_one(x)) return;
         push(fn(x), a.exact && !fl && (fn == ops::abs || fn == ops::neg));
         return;
       }
