@@ -14,6 +14,7 @@
 #include <mutex>
 
 #include "absl/container/flat_hash_map.h"
+#include "cache/debug.h"
 #include "cache/kernel_cache.h"
 #include "ir/counters.h"
 #include "ir/error.h"
@@ -32,16 +33,10 @@ Counter kernels_launched("kernels_launched");
 
 namespace {
 
-using Clock = std::chrono::steady_clock;
-double ms_between(Clock::time_point a, Clock::time_point b) { return std::chrono::duration<double, std::milli>(b - a).count(); }
+using cache_debug::Clock;
+using cache_debug::ms_between;
 
-int debug_level() {
-  static int level = [] {
-    const char* e = std::getenv("LT_DEBUG");
-    return e ? std::atoi(e) : 0;
-  }();
-  return level;
-}
+using cache_debug::debug_level;
 
 /// Identity of the code generator: a hash of the shared library that holds
 /// the JIT (its size and bytes), so objects cached by another build of

@@ -11,6 +11,7 @@
 #include <mutex>
 
 #include "absl/container/flat_hash_map.h"
+#include "cache/debug.h"
 #include "ir/counters.h"
 #include "ir/error.h"
 #include "jit/cuda/allocator.h"
@@ -33,16 +34,10 @@ Counter cuda_bytes_to_host("cuda_bytes_to_host");
 
 namespace {
 
-using Clock = std::chrono::steady_clock;
-double ms_between(Clock::time_point a, Clock::time_point b) { return std::chrono::duration<double, std::milli>(b - a).count(); }
+using cache_debug::Clock;
+using cache_debug::ms_between;
 
-int debug_level() {
-  static int level = [] {
-    const char* e = std::getenv("LT_DEBUG");
-    return e ? std::atoi(e) : 0;
-  }();
-  return level;
-}
+using cache_debug::debug_level;
 
 struct LoadedKernel {
   void* function = nullptr;

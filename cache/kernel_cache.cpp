@@ -17,6 +17,7 @@
 #include <ctime>
 #include <vector>
 
+#include "cache/debug.h"
 #include "ir/counters.h"
 
 namespace lt {
@@ -36,23 +37,8 @@ constexpr const char* kTempMarker = ".tmp.";
 constexpr int64_t kStaleTempSeconds = 3600;  // a temp file this old belongs to a dead writer
 constexpr int kRescanEvery = 32;             // stores between directory scans
 
-int debug_level() {
-  static int level = [] {
-    const char* e = std::getenv("LT_DEBUG");
-    return e ? std::atoi(e) : 0;
-  }();
-  return level;
-}
+using cache_debug::debug_level;
 
-uint64_t rotl(uint64_t x, int r) { return (x << r) | (x >> (64 - r)); }
-uint64_t fmix(uint64_t k) {
-  k ^= k >> 33;
-  k *= 0xff51afd7ed558ccdull;
-  k ^= k >> 33;
-  k *= 0xc4ceb9fe1a85ec53ull;
-  k ^= k >> 33;
-  return k;
-}
 
 // 64-bit hash of bytes, word at a time (murmur3-style). Every step is a
 // bijection of the state for a fixed input word, so any change confined to one
@@ -63,10 +49,10 @@ uint64_t hash64(const void* data, size_t n, uint64_t seed) {
   const uint64_t c1 = 0x87c37b91114253d5ull, c2 = 0x4cf5ad432745937full;
   auto step = [&](uint64_t k) {
     k *= c1;
-    k = rotl(k, 31);
+    k = rotl64(k, 31);
     k *= c2;
     h ^= k;
-    h = rotl(h, 27) * 5 + 0x52dce729;
+    h = rotl64(h, 27) * 5 + 0x52dce729;
   };
   size_t i = 0;
   for (; i + 8 <= n; i += 8) {
@@ -77,7 +63,7 @@ uint64_t hash64(const void* data, size_t n, uint64_t seed) {
   uint64_t tail = 0;
   for (size_t j = 0; i + j < n; ++j) tail |= static_cast<uint64_t>(p[i + j]) << (8 * j);
   step(tail);
-  return fmix(h);
+  return fmix64(h);
 }
 
 void put_u32(std::string& s, uint32_t v) {
@@ -232,7 +218,7 @@ KernelCacheConfig KernelCacheConfig::from_env() {
 KernelCache::KernelCache(KernelCacheConfig config) : config_(std::move(config)) {}
 
 uint64_t KernelCache::checksum(const Hash128& key, std::string_view payload) {
-  uint64_t seed = fmix(key.lo ^ rotl(key.hi, 32) ^ payload.size());
+  uint64_t seed = fmix64(key.lo ^ rotl64(key.hi, 32) ^ payload.size());
   return hash64(payload.data(), payload.size(), seed);
 }
 

@@ -27,6 +27,18 @@ struct Hash128 {
   friend std::ostream& operator<<(std::ostream& os, const Hash128& h) { return os << h.hex(); }
 };
 
+inline uint64_t rotl64(uint64_t x, int r) { return (x << r) | (x >> (64 - r)); }
+
+/// murmur3's 64-bit finaliser: a bijection that mixes every input bit into every output bit.
+inline uint64_t fmix64(uint64_t k) {
+  k ^= k >> 33;
+  k *= 0xff51afd7ed558ccdull;
+  k ^= k >> 33;
+  k *= 0xc4ceb9fe1a85ec53ull;
+  k ^= k >> 33;
+  return k;
+}
+
 class StableHasher {
  public:
   StableHasher& add(uint64_t v) {
@@ -60,15 +72,8 @@ class StableHasher {
   }
 
  private:
-  static uint64_t rotl(uint64_t x, int r) { return (x << r) | (x >> (64 - r)); }
-  static uint64_t mix(uint64_t k) {  // murmur3 fmix64
-    k ^= k >> 33;
-    k *= 0xff51afd7ed558ccdull;
-    k ^= k >> 33;
-    k *= 0xc4ceb9fe1a85ec53ull;
-    k ^= k >> 33;
-    return k;
-  }
+  static uint64_t rotl(uint64_t x, int r) { return rotl64(x, r); }
+  static uint64_t mix(uint64_t k) { return fmix64(k); }
   uint64_t a_ = 0x243F6A8885A308D3ull;
   uint64_t b_ = 0x13198A2E03707344ull;
   uint64_t n_ = 0;

@@ -20,7 +20,9 @@
 //     A Reduce op accumulates its element-level input during loop `phase` and
 //     is a row-level value afterwards: softmax is one Rows kernel with phases
 //     max | sum(exp(x - max)) | store(exp(x - max) / sum), reading the row
-//     again in each phase instead of storing intermediates.
+//     again in each phase. The kernel IR stores no intermediates; a backend
+//     may keep an expensive element value between phases in the output row
+//     (the CPU codegen's "stash" keeps exp(x - max) there, docs/cpu-jit.md).
 //     Row-level stores run after the last phase.
 //   MatMul: domain = [batch, M, N, K], outer_rank 2 (rows = batch*M). `mm_lhs`
 //     is the lhs element at coords (b, m, k) and `mm_rhs` the rhs element at
@@ -146,6 +148,23 @@ struct MatMulChecks {
   std::vector<int32_t> epilogue, lhs, rhs;
 };
 MatMulChecks matmul_unread_checks(const Kernel& kernel);
+
+/// Rows kernels: the row-level values element-level op `id` reads, directly or
+/// through other element-level ops. Calls `row(op)` once for each row-level op
+/// reached that is not a Reduce (a reduction is finished by the loop that
+/// accumulates it, before any phase that reads it). `seen` (one flag per op)
+/// marks what was visited; reuse it across calls to visit each op once.
+template <typename RowFn>
+void for_each_row_dep(const Kernel& kernel, int32_t id, std::vector<char>& seen, RowFn&& row) {
+  if (seen[id]) return;
+  seen[id] = 1;
+  const KOp& o = kernel.ops[id];
+  if (!o.elem) {
+    if (o.code != KOpCode::Reduce) row(id);
+    return;
+  }
+  for (int i = 0; i < o.num_inputs; ++i) for_each_row_dep(kernel, o.inputs[i], seen, row);
+}
 
 /// 32 hex digits (Hash128::hex lives in ir/ but is not defined there yet).
 std::string hash_hex(const Hash128& h);

@@ -190,14 +190,7 @@ Value* Codegen::get_row(int32_t id) {
 }
 
 void Codegen::collect_row_deps(int32_t id, std::vector<char>& seen) {
-  if (seen[id]) return;
-  seen[id] = 1;
-  const KOp& o = k_.ops[id];
-  if (!o.elem) {
-    if (o.code != KOpCode::Reduce) get_row(id);
-    return;
-  }
-  for (int i = 0; i < o.num_inputs; ++i) collect_row_deps(o.inputs[i], seen);
+  for_each_row_dep(k_, id, seen, [&](int32_t r) { get_row(r); });
 }
 
 // Marks the element-level ops phase code must evaluate for `id`.

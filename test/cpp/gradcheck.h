@@ -9,6 +9,8 @@
 #include <string>
 #include <vector>
 
+#include "ir/error.h"
+#include "lazy/runtime.h"
 #include "lazy/tensor.h"
 
 namespace gradcheck {
@@ -95,5 +97,28 @@ inline void check_values(const lt::Tensor& t, const std::vector<double>& want, d
 
 inline lt::Tensor f64(const std::vector<double>& v, lt::Shape shape) { return lt::Tensor::from_vector(v, shape); }
 inline lt::Tensor i64(const std::vector<int64_t>& v, lt::Shape shape) { return lt::Tensor::from_vector(v, shape); }
+
+/// A float64 vector leaf that requires grad.
+inline lt::Tensor leaf(const std::vector<double>& v) {
+  lt::Tensor t = f64(v, {static_cast<int64_t>(v.size())});
+  t.requires_grad_();
+  return t;
+}
+
+/// The message of the lt::Error that f throws, "" if it throws none.
+inline std::string error_of(const std::function<void()>& f) {
+  try {
+    f();
+  } catch (const lt::Error& e) {
+    return e.what();
+  }
+  return "";
+}
+
+/// Global fixture of the autograd tests: they check autograd, not the JIT, so
+/// they run on the reference evaluator (BOOST_GLOBAL_FIXTURE(gradcheck::ReferenceBackend)).
+struct ReferenceBackend {
+  ReferenceBackend() { lt::runtime::set_backend("reference"); }
+};
 
 }  // namespace gradcheck

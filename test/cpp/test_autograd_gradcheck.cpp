@@ -14,10 +14,7 @@ using gradcheck::f64;
 using gradcheck::i64;
 using Xs = const std::vector<Tensor>&;
 
-struct ReferenceBackend {
-  ReferenceBackend() { runtime::set_backend("reference"); }
-};
-BOOST_GLOBAL_FIXTURE(ReferenceBackend);
+BOOST_GLOBAL_FIXTURE(gradcheck::ReferenceBackend);
 
 // ---- unary ------------------------------------------------------------------------
 

@@ -10,27 +10,11 @@
 
 using namespace lt;
 using gradcheck::check_values;
+using gradcheck::error_of;
 using gradcheck::f64;
+using gradcheck::leaf;
 
-struct ReferenceBackend {
-  ReferenceBackend() { runtime::set_backend("reference"); }
-};
-BOOST_GLOBAL_FIXTURE(ReferenceBackend);
-
-static Tensor leaf(std::vector<double> v) {
-  Tensor t = f64(v, {static_cast<int64_t>(v.size())});
-  t.requires_grad_();
-  return t;
-}
-
-static std::string error_of(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const Error& e) {
-    return e.what();
-  }
-  return "";
-}
+BOOST_GLOBAL_FIXTURE(gradcheck::ReferenceBackend);
 
 static bool modified_inplace(const std::string& message) {
   return message.find("one of the variables needed for gradient computation has been modified by an inplace "
