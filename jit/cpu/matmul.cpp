@@ -174,6 +174,23 @@ Dims dims_of(const Kernel& k, const Blocking& bl) {
   return d;
 }
 
+// One operand as the packing sees it: lhs packs rows m into MR-row panels
+// [batch_a][P][K][MR], rhs packs columns n into NR-column panels [batch_b][Q][K][NR].
+struct Operand {
+  const MatMulView* view;  ///< the operand as a strided view (view->valid() false when it is not one)
+  int32_t root;            ///< the operand's element DAG (mm_lhs / mm_rhs)
+  int64_t R;               ///< panel width: MR or NR
+  int64_t panels, extent;  ///< P or Q; M or N
+  int64_t batch;           ///< batch_a or batch_b
+  int64_t s_panel, s_k;    ///< view strides along the panel axis (m or n) and along k
+};
+
+Operand operand_of(const Kernel& k, bool lhs, const Blocking& bl, const Dims& d) {
+  const MatMulView& v = lhs ? k.mm_lhs_view : k.mm_rhs_view;
+  if (lhs) return {&v, k.mm_lhs, bl.mr, d.P, d.M, d.batch_a, v.row_stride, v.col_stride};
+  return {&v, k.mm_rhs, bl.nr(k.buffers[k.mm_acc].dtype), d.Q, d.N, d.batch_b, v.col_stride, v.row_stride};
+}
+
 // Packs one operand: lhs into [batch_a][P][K][MR] (rows m) or rhs into
 // [batch_b][Q][K][NR] (cols n). The loop runs over the operand's own elements
 // (no padding: the pad rows/cols of the last panel only ever reach pad rows/cols
@@ -181,16 +198,14 @@ Dims dims_of(const Kernel& k, const Blocking& bl) {
 // axis innermost so the loads stream.
 Kernel pack_kernel(const Kernel& k, bool lhs, const Blocking& bl, const Dims& d) {
   DType dt = k.buffers[k.mm_acc].dtype;
-  int64_t R = lhs ? bl.mr : bl.nr(dt);
-  int64_t panels = lhs ? d.P : d.Q, extent = lhs ? d.M : d.N, batch = lhs ? d.batch_a : d.batch_b;
-  const MatMulView& v = lhs ? k.mm_lhs_view : k.mm_rhs_view;
-  // Strides of the operand along its "panel" axis (m or n) and along k.
-  int64_t s_panel = lhs ? v.row_stride : v.col_stride, s_k = lhs ? v.col_stride : v.row_stride;
+  const Operand operand = operand_of(k, lhs, bl, d);
+  const MatMulView& v = *operand.view;
+  const int64_t R = operand.R, s_panel = operand.s_panel, s_k = operand.s_k;
   bool k_inner = v.valid() ? (s_k == 1 || s_k == -1) && s_panel != 1 && s_panel != -1 : lhs;
   SubKernel s(k);
   int32_t cb = s.coord(0);
   int32_t idx = s.coord(k_inner ? 1 : 2), ck = s.coord(k_inner ? 2 : 1);
-  s.kernel().domain = k_inner ? Shape{batch, extent, d.K} : Shape{batch, d.K, extent};
+  s.kernel().domain = k_inner ? Shape{operand.batch, operand.extent, d.K} : Shape{operand.batch, d.K, operand.extent};
   int32_t coords[4];
   coords[0] = cb;
   coords[3] = ck;
@@ -203,27 +218,19 @@ Kernel pack_kernel(const Kernel& k, bool lhs, const Blocking& bl, const Dims& d)
     off = s.bin(Op::Add, off, s.bin(Op::Mul, ck, s.iconst(s_k)));
     value = s.load(v.buffer, off, dt);
   } else {
-    value = s.copy(lhs ? k.mm_lhs : k.mm_rhs, coords);
+    value = s.copy(operand.root, coords);
   }
-  int32_t dst = s.add_buffer(dt, batch * panels * d.K * R);
-  auto divc = [&](int32_t a, int64_t c) {
+  int32_t dst = s.add_buffer(dt, operand.batch * operand.panels * d.K * R);
+  auto index_op = [&](KOpCode code, int32_t a, int64_t c) {
     KOp o;
-    o.code = KOpCode::IndexDiv;
+    o.code = code;
     o.num_inputs = 1;
     o.inputs[0] = a;
     o.imm = c;
     return s.push(o);
   };
-  auto modc = [&](int32_t a, int64_t c) {
-    KOp o;
-    o.code = KOpCode::IndexMod;
-    o.num_inputs = 1;
-    o.inputs[0] = a;
-    o.imm = c;
-    return s.push(o);
-  };
-  int32_t p = divc(idx, R), r = modc(idx, R);
-  int32_t lin = s.bin(Op::Mul, s.bin(Op::Add, s.bin(Op::Mul, cb, s.iconst(panels)), p), s.iconst(d.K));
+  int32_t p = index_op(KOpCode::IndexDiv, idx, R), r = index_op(KOpCode::IndexMod, idx, R);
+  int32_t lin = s.bin(Op::Mul, s.bin(Op::Add, s.bin(Op::Mul, cb, s.iconst(operand.panels)), p), s.iconst(d.K));
   lin = s.bin(Op::Add, s.bin(Op::Mul, s.bin(Op::Add, lin, ck), s.iconst(R)), r);
   s.store(dst, lin, value);
   MatMulChecks checks = matmul_unread_checks(k);
@@ -473,60 +480,80 @@ char* thread_tile(size_t bytes) {
   return buf.get();
 }
 
+// Runs body(i0, i1) over [0, n) on TBB threads in chunks of `grain` when the
+// work (n * per_item elements) pays for a thread handoff; else inline.
+template <typename F>
+void parallel_ranges(int64_t n, int64_t grain, int64_t per_item, const F& body) {
+  if (n <= 0) return;
+  if (n * per_item < (1 << 15)) return body(int64_t{0}, n);
+  tbb::parallel_for(tbb::blocked_range<int64_t>(0, n, grain),
+                    [&](const tbb::blocked_range<int64_t>& r) { body(r.begin(), r.end()); });
+}
+
 // Packs a plain strided operand with a constant base directly (the common
 // case: row-major, transposed or sliced 2-D operands, batch-invariant weights):
 // dst panel p holds src[base + (p*R + r)*s_panel + k*s_k] at (p*K + k)*R + r.
+// The source usually comes from DRAM (at 512 a whole launch touches more than
+// L2, and this machine's L3 keeps little between launches), so the loops follow
+// the source's memory order: with the panel axis contiguous (row-major B), row k
+// is copied into every panel in turn, so the reads stream instead of jumping a
+// row per 64 bytes (2x faster from cold memory); otherwise (row-major A, linear's
+// W^T) panel by panel, k outer, so the R source rows stream side by side and the
+// panel is written in order (blocking k, or r outer, reads short bursts of each
+// row and was up to 1.5x slower from cold memory for NR = 16).
 template <typename E>
-void pack_strided(const E* src, E* dst, int64_t base, int64_t extent, int64_t K, int64_t R, int64_t s_panel,
-                  int64_t s_k) {
-  int64_t panels = (extent + R - 1) / R;
-  auto one = [&](int64_t p) {
-    int64_t rows = std::min(R, extent - p * R);
-    E* d = dst + p * K * R;
-    const E* s0 = src + base + p * R * s_panel;
-    if (s_panel == 1) {
-      for (int64_t k = 0; k < K; ++k) std::memcpy(d + k * R, s0 + k * s_k, static_cast<size_t>(rows) * sizeof(E));
-    } else {
-      for (int64_t r = 0; r < rows; ++r) {
-        const E* s = s0 + r * s_panel;
-        for (int64_t k = 0; k < K; ++k) d[k * R + r] = s[k * s_k];
+void pack_strided(const E* src, E* dst, int64_t extent, int64_t K, int64_t R, int64_t s_panel, int64_t s_k) {
+  const int64_t panels = (extent + R - 1) / R, full = extent / R;
+  const size_t row_bytes = static_cast<size_t>(R) * sizeof(E), tail_bytes = (extent - full * R) * sizeof(E);
+  if (s_panel == 1) {
+    parallel_ranges(K, 16, extent, [&](int64_t k0, int64_t k1) {
+      for (int64_t k = k0; k < k1; ++k) {
+        const E* s = src + k * s_k;
+        E* d = dst + k * R;
+        if (row_bytes == 64)  // a constant size lets memcpy inline (NR of float32 and float64 on AVX2)
+          for (int64_t p = 0; p < full; ++p) std::memcpy(d + p * K * R, s + p * R, 64);
+        else
+          for (int64_t p = 0; p < full; ++p) std::memcpy(d + p * K * R, s + p * R, row_bytes);
+        if (tail_bytes) std::memcpy(d + full * K * R, s + full * R, tail_bytes);
       }
-    }
-  };
-  if (panels * K * R < (1 << 15)) {
-    for (int64_t p = 0; p < panels; ++p) one(p);
-  } else {
-    tbb::parallel_for(tbb::blocked_range<int64_t>(0, panels, 1), [&](const tbb::blocked_range<int64_t>& r) {
-      for (int64_t p = r.begin(); p < r.end(); ++p) one(p);
     });
-  }
-}
-
-// Packs with pack_strided when the operand is a strided view with a constant base; false otherwise.
-bool pack_direct(const Kernel& k, bool lhs, void* const* buffers, char* dst, int64_t es, int64_t R, const Table& t) {
-  const Dims& d = t.d;
-  const MatMulView& v = lhs ? k.mm_lhs_view : k.mm_rhs_view;
-  if (lhs ? t.checks_a : t.checks_b) return false;  // the generated pack kernel evaluates the operand's index checks
-  if (!v.valid() || k.ops[v.base].code != KOpCode::Const || (lhs ? d.batch_a : d.batch_b) != 1) return false;
-  int64_t base = k.ops[v.base].imm, extent = lhs ? d.M : d.N;
-  int64_t s_panel = lhs ? v.row_stride : v.col_stride, s_k = lhs ? v.col_stride : v.row_stride;
-  const void* src = buffers[v.buffer];
-  if (es == 4)
-    pack_strided(static_cast<const uint32_t*>(src), reinterpret_cast<uint32_t*>(dst), base, extent, d.K, R, s_panel, s_k);
-  else
-    pack_strided(static_cast<const uint64_t*>(src), reinterpret_cast<uint64_t*>(dst), base, extent, d.K, R, s_panel, s_k);
-  return true;
-}
-
-// Runs an elementwise kernel over [0, n) on TBB threads.
-void run_elementwise(KernelFn fn, const KernelArgs* args, int64_t n) {
-  if (n <= 0) return;
-  if (n < (1 << 15)) {
-    fn(args, 0, n);
     return;
   }
-  tbb::parallel_for(tbb::blocked_range<int64_t>(0, n, 1 << 13),
-                    [&](const tbb::blocked_range<int64_t>& r) { fn(args, r.begin(), r.end()); });
+  parallel_ranges(panels, 1, K * R, [&](int64_t p0, int64_t p1) {
+    for (int64_t p = p0; p < p1; ++p) {
+      const int64_t rows = std::min(R, extent - p * R);
+      E* d = dst + p * K * R;
+      const E* s0 = src + p * R * s_panel;
+      for (int64_t k = 0; k < K; ++k, d += R)
+        for (int64_t r = 0; r < rows; ++r) d[r] = s0[r * s_panel + k * s_k];
+    }
+  });
+}
+
+// Packs one operand into its panels at `dst`: directly when it is a strided
+// view with a constant base, else with its generated pack kernel (batched or
+// computed operands, and operands whose index checks must run).
+void pack_operand(const Kernel& k, const Table& t, bool lhs, void* const* buffers, const int64_t* scalars, char* dst,
+                  ErrorSlot* err) {
+  const Operand o = operand_of(k, lhs, t.bl, t.d);
+  const MatMulView& v = *o.view;
+  const bool has_checks = lhs ? t.checks_a : t.checks_b;
+  if (!has_checks && v.valid() && k.ops[v.base].code == KOpCode::Const && o.batch == 1) {
+    const char* src = static_cast<const char*>(buffers[v.buffer]);
+    const int64_t base = k.ops[v.base].imm;
+    if (dtype_size(k.buffers[k.mm_acc].dtype) == 4)
+      pack_strided(reinterpret_cast<const uint32_t*>(src) + base, reinterpret_cast<uint32_t*>(dst), o.extent, t.d.K,
+                   o.R, o.s_panel, o.s_k);
+    else
+      pack_strided(reinterpret_cast<const uint64_t*>(src) + base, reinterpret_cast<uint64_t*>(dst), o.extent, t.d.K,
+                   o.R, o.s_panel, o.s_k);
+    return;
+  }
+  std::vector<void*> bufs(buffers, buffers + k.buffers.size());
+  bufs.push_back(dst);
+  KernelArgs args{bufs.data(), scalars, err};
+  KernelFn fn = lhs ? t.pack_a : t.pack_b;
+  parallel_ranges(o.batch * o.extent * t.d.K, 1 << 13, 1, [&](int64_t i0, int64_t i1) { fn(&args, i0, i1); });
 }
 
 }  // namespace
@@ -571,15 +598,9 @@ void launch_matmul(const Kernel& k, KernelFn fn, void* const* buffers, const int
   auto now = [] { return std::chrono::steady_clock::now(); };
   auto t_start = now();
   ErrorSlot err;
-  std::vector<void*> bufs(buffers, buffers + nb);
-  bufs.push_back(Ap);
-  KernelArgs pa{bufs.data(), scalars, &err};
-  if (!pack_direct(k, true, buffers, Ap, es, MR, t)) run_elementwise(t.pack_a, &pa, d.batch_a * d.M * d.K);
+  pack_operand(k, t, true, buffers, scalars, Ap, &err);
   auto t_pa = now();
-  std::vector<void*> bufs_b(buffers, buffers + nb);
-  bufs_b.push_back(Bp);
-  KernelArgs pb{bufs_b.data(), scalars, &err};
-  if (!pack_direct(k, false, buffers, Bp, es, NR, t)) run_elementwise(t.pack_b, &pb, d.batch_b * d.N * d.K);
+  pack_operand(k, t, false, buffers, scalars, Bp, &err);
   auto t_packed = now();
   if (env_int("LT_MM_UKRBENCH", 0) && d.K >= 256 && d.P > 0 && d.Q > 0) {
     char* tile = thread_tile(static_cast<size_t>(MR * NR * es));
