@@ -21,6 +21,7 @@
 #include "llvm/Support/raw_ostream.h"
 #include "oneapi/tbb/blocked_range.h"
 #include "oneapi/tbb/parallel_for.h"
+#include "oneapi/tbb/parallel_invoke.h"
 #include "oneapi/tbb/task_arena.h"
 
 namespace lt::cpu {
@@ -556,6 +557,13 @@ void pack_operand(const Kernel& k, const Table& t, bool lhs, void* const* buffer
   parallel_ranges(o.batch * o.extent * t.d.K, 1 << 13, 1, [&](int64_t i0, int64_t i1) { fn(&args, i0, i1); });
 }
 
+// The block (a multiple of R) that covers `extent` in as many blocks as `block`
+// does, with the R-wide panels spread evenly over them.
+int64_t balanced_block(int64_t extent, int64_t block, int64_t R) {
+  const int64_t blocks = (extent + block - 1) / block, panels = (extent + R - 1) / R;
+  return R * ((panels + blocks - 1) / blocks);
+}
+
 }  // namespace
 
 void generate_matmul_kernel(const Kernel& k, llvm::Module& m, const std::string& symbol) {
@@ -598,9 +606,18 @@ void launch_matmul(const Kernel& k, KernelFn fn, void* const* buffers, const int
   auto now = [] { return std::chrono::steady_clock::now(); };
   auto t_start = now();
   ErrorSlot err;
-  pack_operand(k, t, true, buffers, scalars, Ap, &err);
-  auto t_pa = now();
-  pack_operand(k, t, false, buffers, scalars, Bp, &err);
+  // Both operands in one parallel region: a thread done with A's panels takes
+  // B's, and the launch waits at one join instead of two (a join is where a
+  // preempted worker costs a whole time slice on a shared machine).
+  const bool serial = d.M * d.N * std::max<int64_t>(d.K, 1) < (1 << 17);
+  auto pack_a = [&] { pack_operand(k, t, true, buffers, scalars, Ap, &err); };
+  auto pack_b = [&] { pack_operand(k, t, false, buffers, scalars, Bp, &err); };
+  if (serial) {
+    pack_a();
+    pack_b();
+  } else {
+    tbb::parallel_invoke(pack_a, pack_b);
+  }
   auto t_packed = now();
   if (env_int("LT_MM_UKRBENCH", 0) && d.K >= 256 && d.P > 0 && d.Q > 0) {
     char* tile = thread_tile(static_cast<size_t>(MR * NR * es));
@@ -618,6 +635,10 @@ void launch_matmul(const Kernel& k, KernelFn fn, void* const* buffers, const int
   auto tiles = [&] { return d.B * ((d.M + mc - 1) / mc) * ((d.N + nc - 1) / nc); };
   while (tiles() < 4 * threads && nc > NR) nc -= NR;
   while (tiles() < 4 * threads && mc > MR) mc -= MR;
+  // Same tile count, panels spread evenly: 512 on AVX2 is 4 x 22 panels of 6
+  // rows, not 3 x 24 and a last row of 14 that leaves a thread idle at the end.
+  mc = balanced_block(d.M, mc, MR);
+  nc = balanced_block(d.N, nc, NR);
   const int64_t tm = (d.M + mc - 1) / mc, tn = (d.N + nc - 1) / nc;
   const int64_t ldt = ((std::min(nc, d.N) + NR - 1) / NR) * NR;
   const int64_t total = d.B * tm * tn;
@@ -648,16 +669,15 @@ void launch_matmul(const Kernel& k, KernelFn fn, void* const* buffers, const int
       }
     }
   };
-  if (total == 1 || d.M * d.N * std::max<int64_t>(d.K, 1) < (1 << 17)) {
+  if (total == 1 || serial) {
     run_tiles(0, total);
   } else {
     tbb::parallel_for(tbb::blocked_range<int64_t>(0, total, 1),
                       [&](const tbb::blocked_range<int64_t>& r) { run_tiles(r.begin(), r.end()); });
   }
   if (profile)
-    std::fprintf(stderr, "[lt] matmul %ldx%ldx%ldx%ld pack A %.3f ms pack %.3f ms tiles %.3f ms (%ld tiles of %ldx%ld)\n", (long)d.B,
-                 (long)d.M, (long)d.N, (long)d.K, std::chrono::duration<double, std::milli>(t_pa - t_start).count(),
-                 std::chrono::duration<double, std::milli>(t_packed - t_start).count(),
+    std::fprintf(stderr, "[lt] matmul %ldx%ldx%ldx%ld pack %.3f ms tiles %.3f ms (%ld tiles of %ldx%ld)\n", (long)d.B,
+                 (long)d.M, (long)d.N, (long)d.K, std::chrono::duration<double, std::milli>(t_packed - t_start).count(),
                  std::chrono::duration<double, std::milli>(now() - t_packed).count(), (long)total, (long)mc, (long)nc);
   if (err.code != 0) {
     Op op = static_cast<Op>(err.code - 1);
