@@ -279,32 +279,25 @@ void generate_ukr(llvm::Module& m, const std::string& name, DType dt, const Bloc
   llvm::Value *kc = f->getArg(0), *A = f->getArg(1), *Bp = f->getArg(2), *C = f->getArg(3), *ldc = f->getArg(4),
               *accum = f->getArg(5);
   auto* entry = llvm::BasicBlock::Create(ctx, "entry", f);
-  auto* load_c = llvm::BasicBlock::Create(ctx, "load_c", f);
-  auto* init = llvm::BasicBlock::Create(ctx, "init", f);
   auto* head4 = llvm::BasicBlock::Create(ctx, "head4", f);
   auto* body4 = llvm::BasicBlock::Create(ctx, "body4", f);
   auto* head1 = llvm::BasicBlock::Create(ctx, "head1", f);
   auto* body1 = llvm::BasicBlock::Create(ctx, "body1", f);
   auto* done = llvm::BasicBlock::Create(ctx, "done", f);
+  auto* add_c = llvm::BasicBlock::Create(ctx, "add_c", f);
+  auto* store_c = llvm::BasicBlock::Create(ctx, "store_c", f);
   int nacc = MR * NV;
   auto c_ptr = [&](int i, int v) {
     return b.CreateGEP(t, C, b.CreateAdd(b.CreateMul(b.getInt64(i), ldc), b.getInt64(v * vl)));
   };
+  // The accumulators start at zero and C is added after the k loop, with its
+  // rows prefetched here: loading C first made every FMA chain wait for it,
+  // a stall of a memory latency per call whenever another process sharing
+  // the core had evicted the tile (the usual case on this machine).
   b.SetInsertPoint(entry);
-  b.CreateCondBr(b.CreateICmpNE(accum, b.getInt64(0)), load_c, init);
-  b.SetInsertPoint(load_c);
-  std::vector<llvm::Value*> loaded(nacc);
-  for (int i = 0; i < MR; ++i)
-    for (int v = 0; v < NV; ++v) loaded[i * NV + v] = b.CreateAlignedLoad(vt, c_ptr(i, v), llvm::Align(es));
-  b.CreateBr(init);
-  // Merge: accumulators start from C or zero.
-  b.SetInsertPoint(init);
-  std::vector<llvm::PHINode*> start(nacc);
-  llvm::Constant* zero = llvm::Constant::getNullValue(vt);
-  for (int a = 0; a < nacc; ++a) {
-    start[a] = b.CreatePHI(vt, 2);
-    start[a]->addIncoming(loaded[a], load_c);
-    start[a]->addIncoming(zero, entry);
+  for (int i = 0; i < MR; ++i) {
+    for (llvm::Value* at : {c_ptr(i, 0), b.CreateConstGEP1_64(t, c_ptr(i, 0), NR - 1)})
+      b.CreateIntrinsic(llvm::Intrinsic::prefetch, {ptr}, {at, b.getInt32(1), b.getInt32(3), b.getInt32(1)});
   }
   b.CreateBr(head4);
   auto step = [&](llvm::Value* k, std::vector<llvm::Value*>& acc) {
@@ -328,11 +321,11 @@ void generate_ukr(llvm::Module& m, const std::string& name, DType dt, const Bloc
   const int U = static_cast<int>(std::max<int64_t>(1, env_int("LT_MM_UNROLL", bl.vbytes == 32 ? 2 : 1)));
   b.SetInsertPoint(head4);
   llvm::PHINode* k4 = b.CreatePHI(i64, 2, "k");
-  k4->addIncoming(b.getInt64(0), init);
+  k4->addIncoming(b.getInt64(0), entry);
   std::vector<llvm::PHINode*> acc4(nacc);
   for (int a = 0; a < nacc; ++a) {
     acc4[a] = b.CreatePHI(vt, 2);
-    acc4[a]->addIncoming(start[a], init);
+    acc4[a]->addIncoming(llvm::Constant::getNullValue(vt), entry);
   }
   b.CreateCondBr(b.CreateICmpSLE(b.CreateAdd(k4, b.getInt64(U)), kc), body4, head1);
   b.SetInsertPoint(body4);
@@ -357,8 +350,24 @@ void generate_ukr(llvm::Module& m, const std::string& name, DType dt, const Bloc
   for (int a = 0; a < nacc; ++a) acc1[a]->addIncoming(cur[a], body1);
   b.CreateBr(head1);
   b.SetInsertPoint(done);
+  b.CreateCondBr(b.CreateICmpNE(accum, b.getInt64(0)), add_c, store_c);
+  b.SetInsertPoint(add_c);
+  std::vector<llvm::Value*> summed(nacc);
   for (int i = 0; i < MR; ++i)
-    for (int v = 0; v < NV; ++v) b.CreateAlignedStore(acc1[i * NV + v], c_ptr(i, v), llvm::Align(es));
+    for (int v = 0; v < NV; ++v) {
+      llvm::Value* c = b.CreateAlignedLoad(vt, c_ptr(i, v), llvm::Align(es));
+      summed[i * NV + v] = fp ? b.CreateFAdd(acc1[i * NV + v], c) : b.CreateAdd(acc1[i * NV + v], c);
+    }
+  b.CreateBr(store_c);
+  b.SetInsertPoint(store_c);
+  std::vector<llvm::PHINode*> out(nacc);
+  for (int a = 0; a < nacc; ++a) {
+    out[a] = b.CreatePHI(vt, 2);
+    out[a]->addIncoming(summed[a], add_c);
+    out[a]->addIncoming(acc1[a], done);
+  }
+  for (int i = 0; i < MR; ++i)
+    for (int v = 0; v < NV; ++v) b.CreateAlignedStore(out[i * NV + v], c_ptr(i, v), llvm::Align(es));
   b.CreateRetVoid();
 }
 
