@@ -321,9 +321,8 @@ void launch_kernel(const Kernel& kernel, const KernelEntry& entry, void* const* 
   if (range <= 0) return;
   ErrorSlot err;
   KernelArgs args{buffers, scalars, &err};
-  int64_t per_item = kernel.kind == KernelKind::Elementwise ? 1
-                     : kernel.kind == KernelKind::MatMul   ? kernel.domain[2] * kernel.domain[3]
-                                                           : std::max<int64_t>(1, kernel.inner_size() * kernel.num_phases);
+  int64_t per_item =
+      kernel.kind == KernelKind::Elementwise ? 1 : std::max<int64_t>(1, kernel.inner_size() * kernel.num_phases);
   int64_t threads = tbb::this_task_arena::max_concurrency();
   static const bool no_split = std::getenv("LT_NO_SPLIT") != nullptr;
   if (!no_split && entry.part && entry.finish && !kernel.serial && threads > 1 && range < 4 * threads &&
