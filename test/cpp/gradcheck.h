@@ -116,7 +116,7 @@ inline std::string error_of(const std::function<void()>& f) {
 }
 
 /// Global fixture of the autograd tests: they check autograd, not the JIT, so
-/// they run on the reference evaluator (BOOST_GLOBAL_FIXTURE(gradcheck::ReferenceBackend)).
+/// they run on the reference evaluator (`using gradcheck::ReferenceBackend; BOOST_GLOBAL_FIXTURE(ReferenceBackend);`).
 struct ReferenceBackend {
   ReferenceBackend() { lt::runtime::set_backend("reference"); }
 };

@@ -14,7 +14,8 @@ using gradcheck::error_of;
 using gradcheck::f64;
 using gradcheck::leaf;
 
-BOOST_GLOBAL_FIXTURE(gradcheck::ReferenceBackend);
+using gradcheck::ReferenceBackend;
+BOOST_GLOBAL_FIXTURE(ReferenceBackend);
 
 BOOST_AUTO_TEST_CASE(backward_is_lazy_until_the_gradient_is_read) {
   Tensor x = leaf({1, 2, 3});

@@ -14,7 +14,8 @@ using gradcheck::f64;
 using gradcheck::i64;
 using Xs = const std::vector<Tensor>&;
 
-BOOST_GLOBAL_FIXTURE(gradcheck::ReferenceBackend);
+using gradcheck::ReferenceBackend;
+BOOST_GLOBAL_FIXTURE(ReferenceBackend);
 
 // ---- unary ------------------------------------------------------------------------
 

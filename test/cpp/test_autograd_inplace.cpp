@@ -14,7 +14,8 @@ using gradcheck::error_of;
 using gradcheck::f64;
 using gradcheck::leaf;
 
-BOOST_GLOBAL_FIXTURE(gradcheck::ReferenceBackend);
+using gradcheck::ReferenceBackend;
+BOOST_GLOBAL_FIXTURE(ReferenceBackend);
 
 static bool modified_inplace(const std::string& message) {
   return message.find("one of the variables needed for gradient computation has been modified by an inplace "
