@@ -77,7 +77,23 @@ bool is_tensor(py::handle h) {
          PyType_IsSubtype(t, reinterpret_cast<PyTypeObject*>(g_tensor_type.ptr()));
 }
 
-PyTensor& as_tensor(py::handle h) { return h.cast<PyTensor&>(); }
+// wrap() and as_tensor() run for every operand and result of every op. Going
+// through py::cast costs a std::type_index hash-map lookup (type name hashed
+// and compared) per call; the Tensor type's pybind11 record is looked up once
+// instead, and an exact Tensor's value pointer is read from its instance.
+static const py::detail::type_info* tensor_type_info() {
+  static const py::detail::type_info* info = py::detail::get_type_info(typeid(PyTensor), /*throw_if_missing=*/true);
+  return info;
+}
+
+PyTensor& as_tensor(py::handle h) {
+  const py::detail::type_info* info = tensor_type_info();
+  if (Py_TYPE(h.ptr()) == info->type) {
+    auto* inst = reinterpret_cast<py::detail::instance*>(h.ptr());
+    if (void* v = inst->get_value_and_holder(info).value_ptr()) return *static_cast<PyTensor*>(v);
+  }
+  return h.cast<PyTensor&>();  // subclasses; an uninitialised instance raises here
+}
 
 std::optional<lt::Scalar> as_scalar(py::handle h) {
   PyObject* o = h.ptr();
@@ -145,7 +161,15 @@ std::vector<int64_t> to_dims(py::handle h) {
   return to_int_list(h);
 }
 
-py::object wrap(lt::Tensor t) { return py::cast(PyTensor(std::move(t))); }
+py::object wrap(lt::Tensor t) {
+  // take_ownership of a fresh object: pybind11 adopts the pointer (no move
+  // into a second allocation), as for a returned `new T`.
+  auto* p = new PyTensor(std::move(t));
+  py::handle h = py::detail::type_caster_generic::cast(p, py::return_value_policy::take_ownership, py::handle(),
+                                                       tensor_type_info(), nullptr, nullptr);
+  if (!h) throw py::error_already_set();
+  return py::reinterpret_steal<py::object>(h);
+}
 
 py::object make_size(const lt::Shape& s) {
   py::tuple t(s.size());
