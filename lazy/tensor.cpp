@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include "autograd/autograd.h"
+#include "ir/block_cache.h"
 #include "lazy/runtime.h"
 #include "lazy/tensor_impl.h"
 
@@ -76,7 +77,9 @@ const NodePtr& N(const Tensor& t) {
 NodePtr opt(const Tensor& t) { return t.defined() ? t.node() : nullptr; }
 }  // namespace
 
-Tensor::Tensor(NodePtr node) : impl_(std::make_shared<TensorImpl>(std::move(node))) {}
+// Every recorded op makes a slot: from the per-thread block cache (ir/block_cache.h).
+Tensor::Tensor(NodePtr node)
+    : impl_(std::allocate_shared<TensorImpl>(BlockCacheAllocator<TensorImpl>(), std::move(node))) {}
 
 const NodePtr& Tensor::node() const {
   if (!impl_) fail(ErrorKind::Runtime, "use of an undefined tensor");
