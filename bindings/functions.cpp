@@ -86,6 +86,27 @@ static const py::detail::type_info* tensor_type_info() {
   return info;
 }
 
+// pybind11's class_<PyTensor>::init_instance, which runs for every new Tensor
+// object, starts with the same typeid lookup. This is that function (register
+// the instance, construct the unique_ptr holder from an existing holder or
+// the owned value) with the type_info looked up once; installed in the type's
+// record at module init (bind_functions).
+static void init_tensor_instance(py::detail::instance* inst, const void* holder_ptr) {
+  using Holder = std::unique_ptr<PyTensor>;
+  py::detail::value_and_holder v_h = inst->get_value_and_holder(tensor_type_info());
+  if (!v_h.instance_registered()) {
+    py::detail::register_instance(inst, v_h.value_ptr(), v_h.type);
+    v_h.set_instance_registered();
+  }
+  if (holder_ptr) {
+    new (std::addressof(v_h.holder<Holder>())) Holder(std::move(*const_cast<Holder*>(static_cast<const Holder*>(holder_ptr))));
+    v_h.set_holder_constructed();
+  } else if (inst->owned) {
+    new (std::addressof(v_h.holder<Holder>())) Holder(v_h.value_ptr<PyTensor>());
+    v_h.set_holder_constructed();
+  }
+}
+
 PyTensor& as_tensor(py::handle h) {
   const py::detail::type_info* info = tensor_type_info();
   if (Py_TYPE(h.ptr()) == info->type) {
@@ -242,6 +263,7 @@ static py::array to_numpy(PyTensor& self) {
 }
 
 void bind_functions(py::module_& m) {
+  const_cast<py::detail::type_info*>(tensor_type_info())->init_instance = init_tensor_instance;
   // dtypes
   py::class_<PyDType> dt(m, "dtype");
   dt.def("__repr__", [](const PyDType& d) { return std::string("torch.") + torch_dtype_name(d.dtype); })
