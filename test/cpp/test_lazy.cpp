@@ -29,6 +29,21 @@ BOOST_AUTO_TEST_CASE(ops_record_nodes_and_compute_nothing_before_sync) {
   BOOST_TEST(v[0] == std::exp(1.0f) * 2 + 10, boost::test_tools::tolerance(1e-5f));
 }
 
+BOOST_AUTO_TEST_CASE(a_tensor_scalar_op_records_one_scalar_and_the_op) {
+  // Nodes per op are the Python per-op cost (docs/performance-python.md): the
+  // number is one Scalar node in the op's dtype, a rank-0 operand (no Expand).
+  Tensor x = Tensor::from_vector<float>({1, 2, 3, 4}, {2, 2});
+  int64_t recorded = counter_value("nodes_recorded");
+  Tensor y = x * 1.5;
+  BOOST_TEST(counter_value("nodes_recorded") - recorded == 2);
+  const NodePtr& s = y.node()->inputs[1];
+  BOOST_TEST((s->op == Op::Scalar && s->dtype == DType::Float32 && s->shape.empty()));
+  recorded = counter_value("nodes_recorded");
+  Tensor r = relu(y);  // where(y <= 0, 0, y) with one shared zero
+  BOOST_TEST(counter_value("nodes_recorded") - recorded == 3);
+  BOOST_TEST((r.to_vector<float>() == std::vector<float>{1.5f, 3, 4.5f, 6}));
+}
+
 BOOST_AUTO_TEST_CASE(a_sync_evaluates_each_shared_node_once) {
   runtime::set_backend("reference");
   Tensor x = Tensor::from_vector<double>({1, 2, 3}, {3});
