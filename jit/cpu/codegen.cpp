@@ -7,6 +7,22 @@
 // that mem2reg turns into loop phis; float sums are `reassoc` so the
 // vectoriser may keep several vector accumulators; float32 sums and products
 // accumulate in double, as the reference evaluator does.
+//
+// Streaming stores. A store normally pays a read-for-ownership: the line is
+// read from memory before it is overwritten, so an elementwise kernel that
+// reads one array and writes another moves 3 bytes per 2 it needs, while
+// memcpy (non-temporal stores above a size threshold) moves 2. Elementwise
+// kernels that write at least kStreamingStoreBytes, every store at the
+// domain's row-major index, therefore split each inner chunk in two: a scalar
+// peel up to a 64-byte-aligned linear index, then the main loop, entered with
+// `llvm.assume` that the stored buffers are 64-byte aligned (checked at run
+// time; buffers from lt's allocator always are — otherwise the scalar loop
+// runs the whole chunk). The loop vectoriser vectorises the main loop as
+// usual; AlignmentFromAssumptions proves its vector stores aligned, and
+// compiler.cpp marks those `!nontemporal` after the pipeline
+// (mark_streaming_stores). The vectoriser itself refuses `!nontemporal` on
+// scalar stores it cannot prove aligned, hence this order. Each call ends with
+// an sfence, so its stores are ordered before TBB hands the range back.
 #include "jit/cpu/codegen.h"
 #include "jit/cpu/jit.h"
 
@@ -18,8 +34,10 @@
 
 #include "ir/error.h"
 #include "llvm/IR/Intrinsics.h"
+#include "llvm/IR/IntrinsicsX86.h"
 #include "llvm/IR/MDBuilder.h"
 #include "llvm/IR/Verifier.h"
+#include "llvm/TargetParser/Triple.h"
 
 namespace lt::cpu {
 namespace {
@@ -72,7 +90,11 @@ class Codegen {
     llvm::PHINode* iv;
   };
   Loop begin_loop(Value* start, Value* end, const char* name);
+  // interleave > 0 forces that interleave count; < 0 keeps the loop scalar.
   void end_loop(Loop& l, int interleave = 0);
+  // Emits the element DAG's effects for inner coordinate iv.
+  void gen_elements(Value* iv);
+  bool streams_stores() const;
 
   void gen_elementwise(Value* begin, Value* end);
   void gen_rows(Value* begin, Value* end);
@@ -141,10 +163,12 @@ void Codegen::end_loop(Loop& l, int interleave) {
   Value* next = b_.CreateAdd(l.iv, i64(1), "", true, true);
   l.iv->addIncoming(next, b_.GetInsertBlock());
   llvm::BranchInst* br = b_.CreateBr(l.header);
-  if (interleave > 0) {
-    // Several vector accumulators hide the add latency of a reduction.
-    llvm::Metadata* count[] = {llvm::MDString::get(ctx_, "llvm.loop.interleave.count"),
-                               llvm::ConstantAsMetadata::get(b_.getInt32(interleave))};
+  if (interleave != 0) {
+    // Several vector accumulators hide the add latency of a reduction; a
+    // streaming store peel of < 16 iterations is not worth a vector loop.
+    llvm::Metadata* count[] = {
+        llvm::MDString::get(ctx_, interleave > 0 ? "llvm.loop.interleave.count" : "llvm.loop.vectorize.enable"),
+        llvm::ConstantAsMetadata::get(interleave > 0 ? b_.getInt32(interleave) : b_.getFalse())};
     llvm::Metadata* ops[] = {nullptr, llvm::MDNode::get(ctx_, count)};
     llvm::MDNode* md = llvm::MDNode::getDistinct(ctx_, ops);
     md->replaceOperandWith(0, md);
@@ -623,10 +647,53 @@ void Codegen::set_coords_from(Value* linear, size_t first, size_t last) {
   }
 }
 
+void Codegen::gen_elements(Value* iv) {
+  if (!k_.domain.empty()) coords_[k_.domain.size() - 1] = iv;
+  std::fill(elem_.begin(), elem_.end(), nullptr);
+  for (size_t id = 0; id < k_.ops.size(); ++id)
+    if (is_effect(k_.ops[id].code)) get(static_cast<int32_t>(id));
+}
+
+// Output large enough that it would leave the cache before a consumer reads
+// it anyway: 3/4 of this machine's 32 MiB L3, glibc memcpy's own threshold
+// for non-temporal stores on it.
+constexpr int64_t kStreamingStoreBytes = int64_t{24} << 20;
+
+// Whether this Elementwise kernel gets streaming stores (see the file header):
+// x86 host, plain stores only, each at the domain's row-major index, of 4- or
+// 8-byte elements (so a linear index that is a multiple of 16 is 64-byte
+// aligned in every stored buffer), writing at least kStreamingStoreBytes.
+bool Codegen::streams_stores() const {
+  if (k_.kind != KernelKind::Elementwise || k_.serial) return false;
+  if (!llvm::Triple(m_.getTargetTriple()).isX86()) return false;
+  int64_t bytes = 0, numel = shape_numel(k_.domain);
+  for (const KOp& o : k_.ops) {
+    if (o.code == KOpCode::AccumStore || o.code == KOpCode::CheckIndex) return false;
+    if (o.code != KOpCode::Store) continue;
+    size_t size = dtype_size(k_.buffers[o.imm].dtype);
+    if (o.dtype == DType::Bool || size < 4 || !is_row_major_offset(o.inputs[0])) return false;
+    bytes += numel * static_cast<int64_t>(size);
+  }
+  return bytes >= kStreamingStoreBytes;
+}
+
 void Codegen::gen_elementwise(Value* begin, Value* end) {
   // Chunks of the innermost dim: [pos, pos + n) stays inside one row.
   size_t r = k_.domain.size();
   int64_t inner = r ? k_.domain.back() : 1;
+  bool streaming = streams_stores();
+  constexpr int64_t kLine = 64, kPeel = kLine / 4;  // elements of 4 bytes per cache line
+  Value* aligned = nullptr;
+  std::vector<Value*> stored;
+  if (streaming) {
+    Value* low = i64(0);
+    for (const KOp& o : k_.ops)
+      if (o.code == KOpCode::Store) {
+        stored.push_back(bufs_[o.imm]);
+        low = b_.CreateOr(low, b_.CreatePtrToInt(bufs_[o.imm], b_.getInt64Ty()));
+      }
+    aligned = b_.CreateICmpEQ(b_.CreateAnd(low, i64(kLine - 1)), i64(0));
+  }
   llvm::BasicBlock* pre = b_.GetInsertBlock();
   llvm::BasicBlock* head = llvm::BasicBlock::Create(ctx_, "chunk.head", fn_);
   llvm::BasicBlock* body = llvm::BasicBlock::Create(ctx_, "chunk.body", fn_);
@@ -638,19 +705,43 @@ void Codegen::gen_elementwise(Value* begin, Value* end) {
   b_.CreateCondBr(b_.CreateICmpSLT(pos, end), body, exit);
   b_.SetInsertPoint(body);
   Value* row = b_.CreateUDiv(pos, i64(inner));
-  Value* i0 = b_.CreateSub(pos, b_.CreateMul(row, i64(inner)));
+  Value* row_start = b_.CreateMul(row, i64(inner));
+  Value* i0 = b_.CreateSub(pos, row_start);
   Value* i1 = b_.CreateBinaryIntrinsic(llvm::Intrinsic::smin, i64(inner), b_.CreateAdd(i0, b_.CreateSub(end, pos)));
   if (r > 1) set_coords_from(row, 0, r - 1);
-  Loop l = begin_loop(i0, i1, "i");
-  if (r) coords_[r - 1] = l.iv;
-  std::fill(elem_.begin(), elem_.end(), nullptr);
-  for (size_t id = 0; id < k_.ops.size(); ++id)
-    if (is_effect(k_.ops[id].code)) get(static_cast<int32_t>(id));
-  end_loop(l);
+  if (!streaming) {
+    Loop l = begin_loop(i0, i1, "i");
+    gen_elements(l.iv);
+    end_loop(l);
+  } else {
+    // Main loop from the first inner index whose linear index is a multiple
+    // of kPeel (all of [i0, i1) when a stored buffer is not line-aligned).
+    // The main loop starts at `a` itself (not the select), so that SCEV sees
+    // its start as a multiple of kPeel.
+    Value* a = b_.CreateSub(b_.CreateAnd(b_.CreateAdd(pos, i64(kPeel - 1)), i64(-kPeel)), row_start);
+    Value* peel_end = b_.CreateSelect(aligned, b_.CreateBinaryIntrinsic(llvm::Intrinsic::smin, a, i1), i1);
+    Loop peel = begin_loop(i0, peel_end, "peel");
+    gen_elements(peel.iv);
+    end_loop(peel, /*interleave=*/-1);
+    llvm::BasicBlock* main_pre = llvm::BasicBlock::Create(ctx_, "stream.pre", fn_);
+    llvm::BasicBlock* main_done = llvm::BasicBlock::Create(ctx_, "stream.done", fn_);
+    b_.CreateCondBr(aligned, main_pre, main_done);
+    b_.SetInsertPoint(main_pre);
+    for (Value* p : stored) b_.CreateAlignmentAssumption(m_.getDataLayout(), p, kLine);
+    Loop l = begin_loop(a, i1, "stream");
+    gen_elements(l.iv);
+    end_loop(l);
+    b_.CreateBr(main_done);
+    b_.SetInsertPoint(main_done);
+  }
   Value* next = b_.CreateAdd(pos, b_.CreateSub(i1, i0));
   pos->addIncoming(next, b_.GetInsertBlock());
   b_.CreateBr(head);
   b_.SetInsertPoint(exit);
+  if (streaming) {
+    b_.CreateIntrinsic(llvm::Intrinsic::x86_sse_sfence, {}, {});
+    m_.getOrInsertNamedMetadata("lt.streaming_stores");
+  }
 }
 
 void Codegen::gen_rows(Value* begin, Value* end) {
