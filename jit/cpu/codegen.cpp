@@ -95,6 +95,8 @@ class Codegen {
   // Emits the element DAG's effects for inner coordinate iv.
   void gen_elements(Value* iv);
   bool streams_stores() const;
+  // Elementwise loop bodies with a transcendental get kTranscendentalInterleave.
+  bool interleaves_body() const;
 
   void gen_elementwise(Value* begin, Value* end);
   void gen_rows(Value* begin, Value* end);
@@ -647,6 +649,28 @@ void Codegen::set_coords_from(Value* linear, size_t first, size_t last) {
   }
 }
 
+// A loop body with a transcendental is ~20-100 vector ops per element group
+// with long dependency chains (polynomial, divide). The vectoriser does not
+// interleave bodies that large, and the out-of-order window then holds about
+// one group: gelu(x*a + b)*sigmoid(x) + 0.5x ran at ~36 ms CPU per 16M
+// elements, 26 with 4 groups interleaved (docs/performance.md).
+// Elementwise kernels only (Rows loops with a reduction are interleaved
+// anyway). Not with Philox (`randn`'s Box-Muller has log and cos): its ten
+// integer rounds doubled the compile time (145 -> 300 ms) when interleaved.
+bool Codegen::interleaves_body() const {
+  bool any = false;
+  for (const KOp& o : k_.ops) {
+    if (o.code == KOpCode::Random) return false;
+    if (o.code != KOpCode::Compute) continue;
+    switch (o.op) {
+      case Op::Exp: case Op::Log: case Op::Log1p: case Op::Expm1: case Op::Tanh: case Op::Erf:
+      case Op::Sin: case Op::Cos: any = true; break;
+      default: break;
+    }
+  }
+  return any;
+}
+
 void Codegen::gen_elements(Value* iv) {
   if (!k_.domain.empty()) coords_[k_.domain.size() - 1] = iv;
   std::fill(elem_.begin(), elem_.end(), nullptr);
@@ -658,6 +682,10 @@ void Codegen::gen_elements(Value* iv) {
 // it anyway: 3/4 of this machine's 32 MiB L3, glibc memcpy's own threshold
 // for non-temporal stores on it.
 constexpr int64_t kStreamingStoreBytes = int64_t{24} << 20;
+// Interleaved copies of a large body cost compile time (~+25% emit time for
+// gelu_expr); only kernels big enough to run on several threads get them.
+constexpr int kTranscendentalInterleave = 4;
+constexpr int64_t kInterleaveMinElements = int64_t{1} << 16;
 
 // Whether this Elementwise kernel gets streaming stores (see the file header):
 // x86 host, plain stores only, each at the domain's row-major index, of 4- or
@@ -682,6 +710,7 @@ void Codegen::gen_elementwise(Value* begin, Value* end) {
   size_t r = k_.domain.size();
   int64_t inner = r ? k_.domain.back() : 1;
   bool streaming = streams_stores();
+  int interleave = interleaves_body() && shape_numel(k_.domain) >= kInterleaveMinElements ? kTranscendentalInterleave : 0;
   constexpr int64_t kLine = 64, kPeel = kLine / 4;  // elements of 4 bytes per cache line
   Value* aligned = nullptr;
   std::vector<Value*> stored;
@@ -712,7 +741,7 @@ void Codegen::gen_elementwise(Value* begin, Value* end) {
   if (!streaming) {
     Loop l = begin_loop(i0, i1, "i");
     gen_elements(l.iv);
-    end_loop(l);
+    end_loop(l, interleave);
   } else {
     // Main loop from the first inner index whose linear index is a multiple
     // of kPeel (all of [i0, i1) when a stored buffer is not line-aligned).
@@ -730,7 +759,7 @@ void Codegen::gen_elementwise(Value* begin, Value* end) {
     for (Value* p : stored) b_.CreateAlignmentAssumption(m_.getDataLayout(), p, kLine);
     Loop l = begin_loop(a, i1, "stream");
     gen_elements(l.iv);
-    end_loop(l);
+    end_loop(l, interleave);
     b_.CreateBr(main_done);
     b_.SetInsertPoint(main_done);
   }
