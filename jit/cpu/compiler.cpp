@@ -2,7 +2,8 @@
 //
 // Compile time is performance: each kernel gets its own LLVMContext/Module, a
 // lean hand-built pipeline (inline the body, SROA, EarlyCSE, InstCombine,
-// SimplifyCFG, LoopRotate+LICM, IndVarSimplify, LoopVectorize, cleanup: about
+// SimplifyCFG, LoopRotate+LICM, IndVarSimplify, LoopVectorize,
+// AlignmentFromAssumptions (for streaming stores), cleanup: about
 // half the stock O2 pipeline's time for the same loops; LT_JIT_FULL_O2=1 runs
 // O2 instead) and codegen at -O2 for the host CPU. Objects are produced as
 // bytes first (so cache/ can store them) and then linked into one
