@@ -42,7 +42,7 @@ test-asan: deps
 	cmake -S . -B build-asan -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DLT_SANITIZE=address,undefined \
 	  -DLT_WITH_PYTHON=OFF -DPython_EXECUTABLE=$(PYTHON)
 	cmake --build build-asan -j $(JOBS)
-	cd build-asan && ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
+	cd build-asan && ASAN_OPTIONS=detect_leaks=1:allocator_may_return_null=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
 	  LT_FUZZ_PROGRAMS=300 ctest --output-on-failure -j 2
 
 # The concurrency tests under ThreadSanitizer (only their binary is built: ctest -R concurrency runs nothing else).

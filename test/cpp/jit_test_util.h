@@ -5,6 +5,7 @@
 #include <boost/test/unit_test.hpp>
 #include <cmath>
 #include <cstring>
+#include <functional>
 #include <random>
 
 #include "cache/cpu_backend.h"
@@ -41,12 +42,17 @@ inline std::vector<BufferPtr> run_cpu(const Trace& t, const std::string& policy 
   return cpu_backend().run(t, o);
 }
 
-/// Compares cpu against the reference for every output; returns the plan's kernel count.
-inline size_t check_against_reference(const std::vector<NodePtr>& roots, const std::string& policy = "",
-                                      double rtol_scale = 1.0) {
-  CapturedTrace ct = capture_trace(roots);
-  std::vector<BufferPtr> want = evaluate_reference(ct.trace);
-  std::vector<BufferPtr> got = run_cpu(ct.trace, policy);
+/// How far a floating output may be from the reference: |want - got| <=
+/// atol + rtol * max(floor, |want|).
+struct Tolerance {
+  double atol = 0, rtol = 0, floor = 0;
+};
+
+/// Checks every output of `got` against `want` (same dtypes and sizes):
+/// integer and bool outputs bit-exact, floating ones within tol(dtype); NaN
+/// matches NaN.
+inline void check_outputs(const std::vector<BufferPtr>& want, const std::vector<BufferPtr>& got,
+                          const std::function<Tolerance(DType)>& tol) {
   BOOST_REQUIRE_EQUAL(want.size(), got.size());
   for (size_t o = 0; o < want.size(); ++o) {
     BOOST_REQUIRE(want[o]->dtype() == got[o]->dtype());
@@ -66,19 +72,27 @@ inline size_t check_against_reference(const std::vector<NodePtr>& roots, const s
       continue;
     }
     auto w = values(want[o]), g = values(got[o]);
-    double rtol = rtol_for(d) * rtol_scale;
+    const Tolerance t = tol(d);
     size_t bad = 0, first = 0;
     for (size_t i = 0; i < w.size(); ++i) {
       if (std::isnan(w[i]) && std::isnan(g[i])) continue;
       if (w[i] == g[i]) continue;
-      double err = std::fabs(w[i] - g[i]);
-      if (err <= rtol * std::max(1.0, std::fabs(w[i]))) continue;
+      if (std::fabs(w[i] - g[i]) <= t.atol + t.rtol * std::max(t.floor, std::fabs(w[i]))) continue;
       if (!bad++) first = i;
     }
-    BOOST_CHECK_MESSAGE(bad == 0, "output " << o << " (" << dtype_name(d) << "): " << bad << " of " << w.size()
-                                            << " differ; first at " << first << ": want " << w[first] << " got "
-                                            << g[first]);
+    if (bad)  // (w may be empty: w[first] only when something differs)
+      BOOST_ERROR("output " << o << " (" << dtype_name(d) << "): " << bad << " of " << w.size() << " differ; first at "
+                            << first << ": want " << w[first] << " got " << g[first] << " (atol " << t.atol
+                            << ", rtol " << t.rtol << ")");
   }
+}
+
+/// Compares cpu against the reference for every output; returns the plan's kernel count.
+inline size_t check_against_reference(const std::vector<NodePtr>& roots, const std::string& policy = "",
+                                      double rtol_scale = 1.0) {
+  CapturedTrace ct = capture_trace(roots);
+  check_outputs(evaluate_reference(ct.trace), run_cpu(ct.trace, policy),
+                [&](DType d) { return Tolerance{0, rtol_for(d) * rtol_scale, 1}; });
   return cpu_plan_for(ct.trace, RunOptions{policy})->kernels.size();
 }
 

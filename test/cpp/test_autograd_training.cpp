@@ -154,5 +154,12 @@ BOOST_AUTO_TEST_CASE(resident_memory_stays_flat_over_10000_steps) {
   double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   BOOST_TEST_MESSAGE("10000 steps on " << runtime::backend_name() << ": " << seconds << " s, resident "
                                        << at_100 << " -> " << at_end << " pages");
+#if defined(__SANITIZE_ADDRESS__)
+  // ASan replaces malloc and holds freed blocks in its quarantine (256 MiB by
+  // default) to catch uses after free, so the resident size says nothing about
+  // our allocator here; the steps still run under ASan.
+  BOOST_TEST_MESSAGE("AddressSanitizer build: resident-size check skipped");
+#else
   BOOST_TEST(at_end <= at_100 * 1.05);
+#endif
 }
