@@ -74,7 +74,11 @@ Pool& pool() {
 
 void* system_alloc(size_t capacity) {
   size_t align = capacity >= kHugeThreshold ? kHugePage : kAlignment;
-  void* p = std::aligned_alloc(align, capacity);
+  // posix_memalign, not aligned_alloc: C11's aligned_alloc wants the size to
+  // be a multiple of the alignment (4.5 MiB is not one of 2 MiB). glibc lets
+  // it pass; ASan's allocator (and the standard) return null (found by make test-asan).
+  void* p = nullptr;
+  if (posix_memalign(&p, align, capacity) != 0) p = nullptr;
   if (p && capacity >= kHugeThreshold) madvise(p, capacity, MADV_HUGEPAGE);
   return p;
 }
