@@ -3,7 +3,8 @@
 // Rules are written with the builder (ir/builder.h), so a gradient is more
 // lazy IR that lands in the same trace as the forward pass and fuses with it.
 // Each rule receives y (the primitive node, whose inputs obey the primitive
-// conventions of ir/ops.h: elementwise operands share y's shape and dtype) and
+// conventions of ir/ops.h: elementwise operands share y's shape and dtype, or
+// are rank-0 Scalar nodes, which never require grad) and
 // g, the gradient of y. Composites (softmax, layer_norm, losses, ...) need no
 // rules: they are differentiated through their decomposition.
 //

@@ -7,7 +7,10 @@
 // Then compile time per kernel and per trace, the overhead of a cache-hit sync
 // of a 100-op trace on small tensors, and a warm start in a new process.
 //
-//   bench_cpu [--torch FILE] [--torch-huge FILE] [--warm-child]
+//   bench_cpu [--torch FILE] [--torch-huge FILE] [--only NAME,NAME] [--warm-child]
+// --only runs just the listed workloads (copy bandwidth is always measured
+// first) and skips the compile, cache-hit and warm-start sections: a quick
+// same-run A/B of two JIT builds.
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -96,9 +99,11 @@ int main(int argc, char** argv) {
   const char* torch_path = nullptr;
   const char* torch_huge_path = nullptr;
   bool warm_child = false;
+  std::string only;
   for (int i = 1; i < argc; ++i) {
     if (!std::strcmp(argv[i], "--torch") && i + 1 < argc) torch_path = argv[++i];
     else if (!std::strcmp(argv[i], "--torch-huge") && i + 1 < argc) torch_huge_path = argv[++i];
+    else if (!std::strcmp(argv[i], "--only") && i + 1 < argc) only = "," + std::string(argv[++i]) + ",";
     else if (!std::strcmp(argv[i], "--warm-child")) warm_child = true;
   }
   using namespace lt;
@@ -142,12 +147,15 @@ int main(int argc, char** argv) {
   std::printf("| workload | median ms | GB/s | of copy bw | torch eager ms | x faster | torch hugetlb ms | x faster |\n");
   std::printf("|---|---|---|---|---|---|---|---|\n");
   for (const Row& r : rows) {
+    if (!only.empty() && only.find("," + std::string(r.name) + ",") == std::string::npos) continue;
     double ms = median_ms(r.fn);
     double gbs = r.bytes / (ms * 1e6);
     double tp = torch_plain.count(r.name) ? torch_plain[r.name] : 0, th = torch_huge.count(r.name) ? torch_huge[r.name] : 0;
     std::printf("| %s | %.2f | %.1f | %.2f | %.2f | %.1f | %.2f | %.1f |\n", r.name, ms, gbs, gbs / bw, tp,
                 tp > 0 ? tp / ms : 0.0, th, th > 0 ? th / ms : 0.0);
   }
+
+  if (!only.empty()) return 0;
 
   // Compile time: fresh programs (shapes not seen before) per kernel and per trace.
   int64_t k0 = counter("kernels_compiled"), c0 = counter("compile_ms"), m0 = counter("trace_cache_misses");

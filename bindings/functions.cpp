@@ -77,7 +77,44 @@ bool is_tensor(py::handle h) {
          PyType_IsSubtype(t, reinterpret_cast<PyTypeObject*>(g_tensor_type.ptr()));
 }
 
-PyTensor& as_tensor(py::handle h) { return h.cast<PyTensor&>(); }
+// wrap() and as_tensor() run for every operand and result of every op. Going
+// through py::cast costs a std::type_index hash-map lookup (type name hashed
+// and compared) per call; the Tensor type's pybind11 record is looked up once
+// instead, and an exact Tensor's value pointer is read from its instance.
+static const py::detail::type_info* tensor_type_info() {
+  static const py::detail::type_info* info = py::detail::get_type_info(typeid(PyTensor), /*throw_if_missing=*/true);
+  return info;
+}
+
+// pybind11's class_<PyTensor>::init_instance, which runs for every new Tensor
+// object, starts with the same typeid lookup. This is that function (register
+// the instance, construct the unique_ptr holder from an existing holder or
+// the owned value) with the type_info looked up once; installed in the type's
+// record at module init (bind_functions).
+static void init_tensor_instance(py::detail::instance* inst, const void* holder_ptr) {
+  using Holder = std::unique_ptr<PyTensor>;
+  py::detail::value_and_holder v_h = inst->get_value_and_holder(tensor_type_info());
+  if (!v_h.instance_registered()) {
+    py::detail::register_instance(inst, v_h.value_ptr(), v_h.type);
+    v_h.set_instance_registered();
+  }
+  if (holder_ptr) {
+    new (std::addressof(v_h.holder<Holder>())) Holder(std::move(*const_cast<Holder*>(static_cast<const Holder*>(holder_ptr))));
+    v_h.set_holder_constructed();
+  } else if (inst->owned) {
+    new (std::addressof(v_h.holder<Holder>())) Holder(v_h.value_ptr<PyTensor>());
+    v_h.set_holder_constructed();
+  }
+}
+
+PyTensor& as_tensor(py::handle h) {
+  const py::detail::type_info* info = tensor_type_info();
+  if (Py_TYPE(h.ptr()) == info->type) {
+    auto* inst = reinterpret_cast<py::detail::instance*>(h.ptr());
+    if (void* v = inst->get_value_and_holder(info).value_ptr()) return *static_cast<PyTensor*>(v);
+  }
+  return h.cast<PyTensor&>();  // subclasses; an uninitialised instance raises here
+}
 
 std::optional<lt::Scalar> as_scalar(py::handle h) {
   PyObject* o = h.ptr();
@@ -145,7 +182,15 @@ std::vector<int64_t> to_dims(py::handle h) {
   return to_int_list(h);
 }
 
-py::object wrap(lt::Tensor t) { return py::cast(PyTensor(std::move(t))); }
+py::object wrap(lt::Tensor t) {
+  // take_ownership of a fresh object: pybind11 adopts the pointer (no move
+  // into a second allocation), as for a returned `new T`.
+  auto* p = new PyTensor(std::move(t));
+  py::handle h = py::detail::type_caster_generic::cast(p, py::return_value_policy::take_ownership, py::handle(),
+                                                       tensor_type_info(), nullptr, nullptr);
+  if (!h) throw py::error_already_set();
+  return py::reinterpret_steal<py::object>(h);
+}
 
 py::object make_size(const lt::Shape& s) {
   py::tuple t(s.size());
@@ -218,6 +263,7 @@ static py::array to_numpy(PyTensor& self) {
 }
 
 void bind_functions(py::module_& m) {
+  const_cast<py::detail::type_info*>(tensor_type_info())->init_instance = init_tensor_instance;
   // dtypes
   py::class_<PyDType> dt(m, "dtype");
   dt.def("__repr__", [](const PyDType& d) { return std::string("torch.") + torch_dtype_name(d.dtype); })

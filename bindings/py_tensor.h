@@ -15,6 +15,7 @@
 #include <optional>
 #include <vector>
 
+#include "ir/block_cache.h"
 #include "lazy/tensor.h"
 #include "lazy/tensor_impl.h"
 
@@ -48,6 +49,14 @@ struct PyTensor {
 
   PyTensor() = default;
   explicit PyTensor(lt::Tensor x) : t(std::move(x)) {}
+  // One per op result (pybind11 holds it by pointer): from the per-thread block cache.
+  static void* operator new(size_t size) {
+    return size == sizeof(PyTensor) ? lt::BlockCache<sizeof(PyTensor)>::allocate() : ::operator new(size);
+  }
+  static void operator delete(void* p, size_t size) {
+    if (size == sizeof(PyTensor)) return lt::BlockCache<sizeof(PyTensor)>::free(p);
+    ::operator delete(p);
+  }
 
   /// The current value: re-derives a view whose base changed.
   const lt::Tensor& get() {

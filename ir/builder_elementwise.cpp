@@ -33,11 +33,20 @@ NodePtr expand_to(const NodePtr& x, absl::Span<const int64_t> shape) {
   return make_node(Op::Expand, y->dtype, Shape(shape.begin(), shape.end()), {}, {y});
 }
 
+NodePtr broadcast_operand(const NodePtr& x, absl::Span<const int64_t> shape) {
+  if (x->op == Op::Scalar) return x;
+  return expand_to(x, shape);
+}
+
 NodePtr elementwise(Op op, DType out_dtype, const NodePtr& a, const NodePtr& b, const NodePtr& c) {
   NodeList ins{a};
   if (b) ins.push_back(b);
   if (c) ins.push_back(c);
-  return make_node(op, out_dtype, a->shape, {}, std::move(ins));
+  // The operands have the output's shape, except Scalar operands (rank 0).
+  const NodePtr* shaped = &a;
+  if (a->op == Op::Scalar && b && b->op != Op::Scalar) shaped = &b;
+  if ((*shaped)->op == Op::Scalar && c) shaped = &c;
+  return make_node(op, out_dtype, (*shaped)->shape, {}, std::move(ins));
 }
 
 NodePtr constant_like(const NodePtr& x, double value) { return scalar(value, x->dtype, /*wrapped=*/false); }
@@ -226,7 +235,8 @@ NodePtr sigmoid(const NodePtr& x) {
 NodePtr relu(const NodePtr& x) {
   // where(x <= 0, 0, x): keeps NaN (as torch.relu does) and gives gradient 0 at 0.
   if (x->dtype == DType::Bool) fail(ErrorKind::Runtime, "relu: not supported for bool tensors");
-  return saving_output(where(le(x, constant_like(x, 0.0)), constant_like(x, 0.0), x));
+  NodePtr zero = constant_like(x, 0.0);
+  return saving_output(where(le(x, zero), zero, x));
 }
 NodePtr gelu(const NodePtr& x, bool tanh_approximation) {
   NodePtr f = to_floating(x);
@@ -260,7 +270,7 @@ struct Prepared {
 // Broadcasts and casts two operands to `dtype`.
 Prepared prepare(std::string_view op, const NodePtr& a, const NodePtr& b, DType dtype) {
   Shape shape = broadcast_shapes(op, a->shape, b->shape);
-  return {expand_to(cast(a, dtype), shape), expand_to(cast(b, dtype), shape)};
+  return {broadcast_operand(cast(a, dtype), shape), broadcast_operand(cast(b, dtype), shape)};
 }
 
 NodePtr arithmetic(Op op, const NodePtr& a, const NodePtr& b) {
@@ -325,8 +335,8 @@ NodePtr logical_or(const NodePtr& a, const NodePtr& b) {
 NodePtr where(const NodePtr& cond, const NodePtr& a, const NodePtr& b) {
   DType dt = result_type_of({&a, &b});
   Shape shape = broadcast_shapes("where", broadcast_shapes("where", cond->shape, a->shape), b->shape);
-  return elementwise(Op::Where, dt, expand_to(cast(cond, DType::Bool), shape), expand_to(cast(a, dt), shape),
-                     expand_to(cast(b, dt), shape));
+  return elementwise(Op::Where, dt, broadcast_operand(cast(cond, DType::Bool), shape),
+                     broadcast_operand(cast(a, dt), shape), broadcast_operand(cast(b, dt), shape));
 }
 
 NodePtr clamp(const NodePtr& x, const NodePtr& min, const NodePtr& max) {

@@ -25,7 +25,11 @@ inline DType result_type_of(std::initializer_list<const NodePtr*> nodes) {
 NodePtr expand_to(const NodePtr& x, absl::Span<const int64_t> shape);
 /// Reshape primitive without -1 handling (numel must match).
 NodePtr reshape_exact(const NodePtr& x, Shape shape);
-/// Elementwise primitive on operands already of equal shape/dtype.
+/// An elementwise operand broadcast to `shape`: a Scalar node as it is (the
+/// primitives take rank-0 Scalar operands directly, ir/ops.h), else expand_to.
+NodePtr broadcast_operand(const NodePtr& x, absl::Span<const int64_t> shape);
+/// Elementwise primitive on operands already of the output's dtype and either
+/// its shape or rank-0 Scalar nodes; the output has the shaped operands' shape.
 NodePtr elementwise(Op op, DType out_dtype, const NodePtr& a, const NodePtr& b = nullptr, const NodePtr& c = nullptr);
 /// Scalar node of x's dtype (not wrapped), used inside decompositions.
 NodePtr constant_like(const NodePtr& x, double value);

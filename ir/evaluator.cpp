@@ -9,7 +9,8 @@
 // of a wrapped 64-bit result are the wrapped 32-bit result, so int32 needs no
 // path of its own. int64 is never routed through double.
 //
-// Loops. Elementwise inputs have the output's shape, so they are flat loops.
+// Loops. Elementwise inputs have the output's shape or are rank-0 Scalars
+// (read with stride 0), so they are flat loops.
 // Everything else walks a shape with precomputed strides (for_each_index):
 // movement ops are a strided copy from (offset, strides) views of the input,
 // reductions walk the input once in row-major order and accumulate into the
@@ -54,9 +55,12 @@ BufferPtr Evaluator::eval() {
     if (n.inputs[k] < 0 || n.inputs[k] >= id || !values[n.inputs[k]])
       error(ErrorKind::Runtime, "bad input %", n.inputs[k]);
   }
-  if (is_elementwise(n.op) && n.op != Op::Where) {
-    for (size_t k = 0; k < n.inputs.size(); ++k)
-      check(in_node(k).shape == n.shape, "elementwise input shape differs from the output's");
+  if (is_elementwise(n.op)) {
+    for (size_t k = 0; k < n.inputs.size(); ++k) {
+      const TraceNode& x = in_node(k);
+      check(x.shape == n.shape || (x.op == Op::Scalar && x.shape.empty()),
+            "elementwise input shape differs from the output's (and is no rank-0 scalar)");
+    }
   }
   switch (n.op) {
     case Op::Input:

@@ -1,6 +1,7 @@
 // ir/evaluator_elementwise.cpp — the reference evaluator's elementwise ops.
 //
-// Unary, binary, Where and Cast: flat loops over equal-shaped inputs. The
+// Unary, binary, Where and Cast: flat loops over inputs of the output's shape;
+// a rank-0 Scalar input (ir/ops.h) is read with stride 0. The
 // semantic choices (NaN rules, integer pow/div, casts) are listed at the top
 // of ir/evaluator.cpp.
 #include "ir/evaluator_impl.h"
@@ -8,13 +9,17 @@
 namespace lt::eval_detail {
 
 /// y[i] = store(f(x[i])) over buffers of possibly different dtypes.
+/// Index step through an elementwise input: 0 for a broadcast rank-0 scalar.
+inline int64_t step_of(const Buffer& in, const Buffer& out) { return in.numel() == out.numel() ? 1 : 0; }
+
 template <typename InE, typename OutS, typename F>
 void map1(const Buffer& a, Buffer& out, F f) {
   using S = typename InE::Storage;
   using C = typename InE::Compute;
   const S* x = a.as<S>();
   OutS* y = out.as<OutS>();
-  for (int64_t i = 0, n = out.numel(); i < n; ++i) y[i] = store<OutS>(f(static_cast<C>(x[i])));
+  const int64_t sx = step_of(a, out);
+  for (int64_t i = 0, n = out.numel(); i < n; ++i) y[i] = store<OutS>(f(static_cast<C>(x[i * sx])));
 }
 
 template <typename InE, typename OutS, typename F>
@@ -24,7 +29,9 @@ void map2(const Buffer& a, const Buffer& b, Buffer& out, F f) {
   const S* x = a.as<S>();
   const S* z = b.as<S>();
   OutS* y = out.as<OutS>();
-  for (int64_t i = 0, n = out.numel(); i < n; ++i) y[i] = store<OutS>(f(static_cast<C>(x[i]), static_cast<C>(z[i])));
+  const int64_t sx = step_of(a, out), sz = step_of(b, out);
+  for (int64_t i = 0, n = out.numel(); i < n; ++i)
+    y[i] = store<OutS>(f(static_cast<C>(x[i * sx]), static_cast<C>(z[i * sz])));
 }
 
 BufferPtr Evaluator::eval_unary() {
@@ -206,7 +213,6 @@ BufferPtr Evaluator::eval_binary() {
 
 BufferPtr Evaluator::eval_where() {
   const TraceNode& n = node();
-  for (size_t k = 0; k < 3; ++k) check(in_node(k).shape == n.shape, "where input shape differs from the output's");
   const Buffer& cond = in(0);
   const Buffer& a = in(1);
   const Buffer& b = in(2);
@@ -220,7 +226,8 @@ BufferPtr Evaluator::eval_where() {
       const S* x = a.as<S>();
       const S* z = b.as<S>();
       S* y = out->as<S>();
-      for (int64_t i = 0, m = out->numel(); i < m; ++i) y[i] = c[i] != 0 ? x[i] : z[i];
+      const int64_t sc = step_of(cond, *out), sx = step_of(a, *out), sz = step_of(b, *out);
+      for (int64_t i = 0, m = out->numel(); i < m; ++i) y[i] = c[i * sc] != 0 ? x[i * sx] : z[i * sz];
     });
   });
   return out;

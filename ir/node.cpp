@@ -7,6 +7,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "ir/block_cache.h"
 #include "ir/counters.h"
 #include "ir/error.h"
 
@@ -28,6 +29,48 @@ ScalarValue ScalarValue::of(double v, DType dtype) {
 namespace {
 thread_local bool t_grad_mode = true;
 
+// Nodes (with their shared_ptr control block, one ~300-byte block) come from
+// a per-thread free list: every recorded op makes one or more, and a sync
+// frees the released graph in bulk (ir/block_cache.h).
+template <class... Args>
+NodePtr new_node(Args&&... args) {
+  return std::allocate_shared<Node>(BlockCacheAllocator<Node>(), std::forward<Args>(args)...);
+}
+
+// ---- node hash ----
+//
+// Node::hash is read only by the hashes of the nodes built on it (the trace
+// hash, which names traces and keys caches, is streamed by capture with
+// StableHasher, trace/capture.cpp), but every recorded op pays for it. So it
+// mixes each word with one multiply per lane and leaves the avalanche to
+// finish(): ~5 cycles of latency per word instead of StableHasher's two fmix64.
+class NodeHasher {
+ public:
+  void add(uint64_t v) {
+    a_ = (a_ ^ v) * 0x9E3779B97F4A7C15ull;
+    a_ ^= a_ >> 32;
+    b_ = rotl(b_ + v, 23) * 0xC2B2AE3D27D4EB4Full;
+  }
+  void add(Hash128 h) {
+    add(h.lo);
+    add(h.hi);
+  }
+  Hash128 finish() const { return {fmix(a_ ^ rotl(b_, 17)), fmix(b_ + rotl(a_, 41) + 0x165667B19E3779F9ull)}; }
+
+ private:
+  static uint64_t rotl(uint64_t x, int r) { return (x << r) | (x >> (64 - r)); }
+  static uint64_t fmix(uint64_t k) {  // murmur3 fmix64
+    k ^= k >> 33;
+    k *= 0xff51afd7ed558ccdull;
+    k ^= k >> 33;
+    k *= 0xc4ceb9fe1a85ec53ull;
+    k ^= k >> 33;
+    return k;
+  }
+  uint64_t a_ = 0x243F6A8885A308D3ull;
+  uint64_t b_ = 0x13198A2E03707344ull;
+};
+
 // Destroying a long chain through shared_ptr recursion would overflow the
 // stack (a 100k-op loop is a 100k-deep graph). Inputs of dying nodes are
 // moved to this list and released one at a time by the outermost destructor.
@@ -45,7 +88,7 @@ Node::Node(Op op_, DType dtype_, Shape shape_, Attrs attrs_, NodeList inputs_)
   constexpr uint64_t kMax16 = 0xFFFF, kMax12 = 0xFFF;
   uint64_t ndim = std::min<uint64_t>(shape.size(), kMax16), nattrs = std::min<uint64_t>(attrs.size(), kMax12),
            ninputs = std::min<uint64_t>(inputs.size(), kMax12);
-  StableHasher h;
+  NodeHasher h;
   h.add(0x80 | static_cast<uint64_t>(op) << 8 | static_cast<uint64_t>(dtype) << 16 | ndim << 24 | nattrs << 40 |
         ninputs << 52);
   if (ndim == kMax16) h.add(shape.size());
@@ -97,7 +140,7 @@ NodePtr make_node(Op op, DType dtype, Shape shape, Attrs attrs, NodeList inputs)
   if (t_grad_mode && op != Op::Detach && is_floating(dtype)) {
     for (const NodePtr& in : inputs) rg |= in->requires_grad;
   }
-  auto n = std::make_shared<Node>(op, dtype, std::move(shape), std::move(attrs), std::move(inputs));
+  auto n = new_node(op, dtype, std::move(shape), std::move(attrs), std::move(inputs));
   n->requires_grad = rg;
   return n;
 }
@@ -108,13 +151,13 @@ NodePtr make_input(BufferPtr buffer, Shape shape) {
     fail(ErrorKind::Runtime, "input: buffer of ", buffer->numel(), " elements cannot have shape ", shape_str(shape));
   }
   DType dt = buffer->dtype();
-  auto n = std::make_shared<Node>(Op::Input, dt, std::move(shape), Attrs{}, NodeList{});
+  auto n = new_node(Op::Input, dt, std::move(shape), Attrs{}, NodeList{});
   n->buffer = std::move(buffer);
   return n;
 }
 
 NodePtr make_scalar(ScalarValue value, DType dtype, bool wrapped) {
-  auto n = std::make_shared<Node>(Op::Scalar, dtype, Shape{}, Attrs{wrapped ? 1 : 0}, NodeList{});
+  auto n = new_node(Op::Scalar, dtype, Shape{}, Attrs{wrapped ? 1 : 0}, NodeList{});
   n->scalar = value;
   return n;
 }

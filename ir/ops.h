@@ -6,7 +6,10 @@
 //
 // Conventions every primitive obeys, so backends stay simple:
 // - elementwise inputs have exactly the output's shape and (except Where's
-//   condition and Cast) its dtype: the builder inserts Expand and Cast nodes;
+//   condition and Cast) its dtype: the builder inserts Expand and Cast nodes.
+//   The one exception is a Scalar node: it is taken as a rank-0 operand
+//   directly and broadcast (a tensor-scalar op records no Expand: Python's
+//   per-op cost is counted in nodes). Any other rank-0 operand is expanded;
 // - reductions keep the reduced dims with size 1 (keepdim); the builder
 //   reshapes afterwards when keepdim is false;
 // - movement ops never copy in a backend: they are index expressions.
@@ -20,7 +23,7 @@ namespace lt {
 enum class OpKind : uint8_t {
   Source,    ///< no tensor inputs: Input, Scalar, Iota, RandUniform (scalar inputs only)
   Unary,     ///< elementwise, one input
-  Binary,    ///< elementwise, two inputs of equal shape and dtype
+  Binary,    ///< elementwise, two inputs of equal dtype and shape (or rank-0 Scalar)
   Ternary,   ///< Where(cond, a, b)
   Reduce,    ///< attrs = reduced axes (sorted); output keeps them as size 1
   Scan,      ///< attrs = {axis}

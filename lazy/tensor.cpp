@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include "autograd/autograd.h"
+#include "ir/block_cache.h"
 #include "lazy/runtime.h"
 #include "lazy/tensor_impl.h"
 
@@ -76,7 +77,9 @@ const NodePtr& N(const Tensor& t) {
 NodePtr opt(const Tensor& t) { return t.defined() ? t.node() : nullptr; }
 }  // namespace
 
-Tensor::Tensor(NodePtr node) : impl_(std::make_shared<TensorImpl>(std::move(node))) {}
+// Every recorded op makes a slot: from the per-thread block cache (ir/block_cache.h).
+Tensor::Tensor(NodePtr node)
+    : impl_(std::allocate_shared<TensorImpl>(BlockCacheAllocator<TensorImpl>(), std::move(node))) {}
 
 const NodePtr& Tensor::node() const {
   if (!impl_) fail(ErrorKind::Runtime, "use of an undefined tensor");
@@ -344,14 +347,44 @@ Tensor gelu(const Tensor& x, bool t) { return wrap(ops::gelu(N(x), t)); }
 Tensor softplus(const Tensor& x, double b, double th) { return wrap(ops::softplus(N(x), b, th)); }
 Tensor detach(const Tensor& x) { return x.detach(); }
 
-#define LT_DEFINE_BINARY(name)                                                                   \
+namespace {
+// The Scalar node of a number operand of an arithmetic or comparison op with
+// `other`, made directly in the dtype the op computes in. The builder would
+// otherwise fold a cast of the number's own float64/int64 node into a second
+// Scalar node: one more node (allocation, hash, free) per tensor-scalar op.
+// Only where the promotion is plainly idempotent (other is a tensor or 0-dim,
+// the number goes to a floating dtype) and the value is what the cast fold
+// computes (ScalarValue::of of the number as a double); else the number's node.
+NodePtr number_operand(const Scalar& s, const NodePtr& other) {
+  bool wrapped_other = other->op == Op::Scalar && !other->attrs.empty() && other->attrs[0] == 1;
+  if (wrapped_other) return s.node();
+  PromotionOperand operands[2] = {{other->dtype, other->shape.empty() ? OperandRank::ZeroDim : OperandRank::Tensor},
+                                  {s.dtype(), OperandRank::Scalar}};
+  DType dt = result_type(operands, 2);
+  if (dt == s.dtype() || !is_floating(dt)) return s.node();
+  return ops::scalar(s.to_double(), dt, /*wrapped=*/true);
+}
+}  // namespace
+
+#define LT_DEFINE_BINARY(name, operand)                                                          \
   Tensor name(const Tensor& a, const Tensor& b) { return wrap(ops::name(N(a), N(b))); }          \
-  Tensor name(const Tensor& a, Scalar b) { return wrap(ops::name(N(a), b.node())); }             \
-  Tensor name(Scalar a, const Tensor& b) { return wrap(ops::name(a.node(), N(b))); }
-LT_DEFINE_BINARY(add) LT_DEFINE_BINARY(sub) LT_DEFINE_BINARY(mul) LT_DEFINE_BINARY(div) LT_DEFINE_BINARY(pow)
-LT_DEFINE_BINARY(maximum) LT_DEFINE_BINARY(minimum) LT_DEFINE_BINARY(eq) LT_DEFINE_BINARY(ne)
-LT_DEFINE_BINARY(lt) LT_DEFINE_BINARY(le) LT_DEFINE_BINARY(gt) LT_DEFINE_BINARY(ge)
-LT_DEFINE_BINARY(logical_and) LT_DEFINE_BINARY(logical_or)
+  Tensor name(const Tensor& a, Scalar b) {                                                       \
+    const NodePtr& x = N(a);                                                                     \
+    return wrap(ops::name(x, operand(b, x)));                                                    \
+  }                                                                                              \
+  Tensor name(Scalar a, const Tensor& b) {                                                       \
+    const NodePtr& y = N(b);                                                                     \
+    return wrap(ops::name(operand(a, y), y));                                                    \
+  }
+#define LT_NUMBER_NODE(s, other) s.node()
+LT_DEFINE_BINARY(add, number_operand) LT_DEFINE_BINARY(sub, number_operand) LT_DEFINE_BINARY(mul, number_operand)
+LT_DEFINE_BINARY(div, number_operand) LT_DEFINE_BINARY(pow, number_operand)
+LT_DEFINE_BINARY(maximum, number_operand) LT_DEFINE_BINARY(minimum, number_operand)
+LT_DEFINE_BINARY(eq, number_operand) LT_DEFINE_BINARY(ne, number_operand) LT_DEFINE_BINARY(lt, number_operand)
+LT_DEFINE_BINARY(le, number_operand) LT_DEFINE_BINARY(gt, number_operand) LT_DEFINE_BINARY(ge, number_operand)
+// Logical ops cast the number to bool: from its own dtype, as before.
+LT_DEFINE_BINARY(logical_and, LT_NUMBER_NODE) LT_DEFINE_BINARY(logical_or, LT_NUMBER_NODE)
+#undef LT_NUMBER_NODE
 #undef LT_DEFINE_BINARY
 
 Tensor where(const Tensor& c, const Tensor& a, const Tensor& b) { return wrap(ops::where(N(c), N(a), N(b))); }

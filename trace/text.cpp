@@ -22,7 +22,11 @@
 namespace lt {
 namespace {
 
-constexpr std::string_view kMagic = "lazytensor-trace v1";
+// v2: an elementwise op may take a rank-0 scalar node as an operand directly
+// (ir/ops.h). A v1 trace is a valid v2 trace and still parses; a v1 reader
+// rejects a v2 file by its header instead of failing at evaluation.
+constexpr std::string_view kMagic = "lazytensor-trace v2";
+constexpr std::string_view kMagicV1 = "lazytensor-trace v1";
 constexpr uint64_t kDefaultNaNBits = 0x7ff8000000000000ull;
 
 uint64_t bits_of(double v) {
@@ -282,7 +286,7 @@ Trace parse_trace(std::string_view text) {
     if (p.at_end() || p.peek('#')) continue;  // blank lines and comments
     switch (state) {
       case State::Magic:
-        if (line != kMagic) p.expected(cat("the header '", kMagic, "'"));
+        if (line != kMagic && line != kMagicV1) p.expected(cat("the header '", kMagic, "' (or '", kMagicV1, "')"));
         state = State::Body;
         break;
       case State::Body:

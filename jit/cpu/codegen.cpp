@@ -5,8 +5,26 @@
 // never binds one buffer to two arguments), so after inlining the loop
 // vectoriser needs no runtime alias checks. Reductions accumulate in allocas
 // that mem2reg turns into loop phis; float sums are `reassoc` so the
-// vectoriser may keep several vector accumulators; float32 sums and products
-// accumulate in double, as the reference evaluator does.
+// vectoriser may keep several vector accumulators; float32 products and
+// cumsums accumulate in double, as the reference evaluator does, and float32
+// sums in float32 within blocks of kSumBlock elements, in double across them
+// (reduce_loop).
+//
+// Streaming stores. A store normally pays a read-for-ownership: the line is
+// read from memory before it is overwritten, so an elementwise kernel that
+// reads one array and writes another moves 3 bytes per 2 it needs, while
+// memcpy (non-temporal stores above a size threshold) moves 2. Elementwise
+// kernels that write at least kStreamingStoreBytes, every store at the
+// domain's row-major index, therefore split each inner chunk in two: a scalar
+// peel up to a 64-byte-aligned linear index, then the main loop, entered with
+// `llvm.assume` that the stored buffers are 64-byte aligned (checked at run
+// time; buffers from lt's allocator always are — otherwise the scalar loop
+// runs the whole chunk). The loop vectoriser vectorises the main loop as
+// usual; AlignmentFromAssumptions proves its vector stores aligned, and
+// compiler.cpp marks those `!nontemporal` after the pipeline
+// (mark_streaming_stores). The vectoriser itself refuses `!nontemporal` on
+// scalar stores it cannot prove aligned, hence this order. Each call ends with
+// an sfence, so its stores are ordered before TBB hands the range back.
 #include "jit/cpu/codegen.h"
 #include "jit/cpu/jit.h"
 
@@ -18,8 +36,10 @@
 
 #include "ir/error.h"
 #include "llvm/IR/Intrinsics.h"
+#include "llvm/IR/IntrinsicsX86.h"
 #include "llvm/IR/MDBuilder.h"
 #include "llvm/IR/Verifier.h"
+#include "llvm/TargetParser/Triple.h"
 
 namespace lt::cpu {
 namespace {
@@ -72,7 +92,13 @@ class Codegen {
     llvm::PHINode* iv;
   };
   Loop begin_loop(Value* start, Value* end, const char* name);
+  // interleave > 0 forces that interleave count; < 0 keeps the loop scalar.
   void end_loop(Loop& l, int interleave = 0);
+  // Emits the element DAG's effects for inner coordinate iv.
+  void gen_elements(Value* iv);
+  bool streams_stores() const;
+  // Elementwise loop bodies with a transcendental get kTranscendentalInterleave.
+  bool interleaves_body() const;
 
   void gen_elementwise(Value* begin, Value* end);
   void gen_rows(Value* begin, Value* end);
@@ -91,8 +117,14 @@ class Codegen {
   struct Acc {
     llvm::AllocaInst* value = nullptr;
     llvm::AllocaInst* index = nullptr;
+    llvm::AllocaInst* block = nullptr;  ///< float32 sum of the current block (reduce_loop), else null
     DType acc_type;
   };
+  // Runs `body`(iv) over [begin, end) for a loop that updates `reduces`;
+  // float32 sums add in float32 within blocks of kSumBlock elements and in
+  // double across blocks.
+  void reduce_loop(Value* begin, Value* end, const std::vector<int32_t>& reduces,
+                   const std::function<void(Value*)>& body);
   DType acc_type(const KOp& o) const;
   void init_acc(int32_t id);
   void update_acc(int32_t id, Value* x, Value* inner_index, bool raw = false);
@@ -141,10 +173,12 @@ void Codegen::end_loop(Loop& l, int interleave) {
   Value* next = b_.CreateAdd(l.iv, i64(1), "", true, true);
   l.iv->addIncoming(next, b_.GetInsertBlock());
   llvm::BranchInst* br = b_.CreateBr(l.header);
-  if (interleave > 0) {
-    // Several vector accumulators hide the add latency of a reduction.
-    llvm::Metadata* count[] = {llvm::MDString::get(ctx_, "llvm.loop.interleave.count"),
-                               llvm::ConstantAsMetadata::get(b_.getInt32(interleave))};
+  if (interleave != 0) {
+    // Several vector accumulators hide the add latency of a reduction; a
+    // streaming store peel of < 16 iterations is not worth a vector loop.
+    llvm::Metadata* count[] = {
+        llvm::MDString::get(ctx_, interleave > 0 ? "llvm.loop.interleave.count" : "llvm.loop.vectorize.enable"),
+        llvm::ConstantAsMetadata::get(interleave > 0 ? b_.getInt32(interleave) : b_.getFalse())};
     llvm::Metadata* ops[] = {nullptr, llvm::MDNode::get(ctx_, count)};
     llvm::MDNode* md = llvm::MDNode::getDistinct(ctx_, ops);
     md->replaceOperandWith(0, md);
@@ -370,10 +404,16 @@ void Codegen::update_acc(int32_t id, Value* x, Value* inner_index, bool raw) {
     b_.CreateStore(b_.CreateSelect(better, inner_index, b_.CreateLoad(b_.getInt64Ty(), a.index)), a.index);
     return;
   }
-  if (!raw) x = cast(x, in_t, a.acc_type);
-  Value* r;
   llvm::FastMathFlags fmf;
   fmf.setAllowReassoc();
+  if (a.block && !raw) {
+    Value* sum = b_.CreateFAdd(b_.CreateLoad(b_.getFloatTy(), a.block), x);
+    llvm::cast<llvm::Instruction>(sum)->setFastMathFlags(fmf);
+    b_.CreateStore(sum, a.block);
+    return;
+  }
+  if (!raw) x = cast(x, in_t, a.acc_type);
+  Value* r;
   switch (o.op) {
     case Op::ReduceSum:
       if (fp) {
@@ -616,10 +656,80 @@ void Codegen::set_coords_from(Value* linear, size_t first, size_t last) {
   }
 }
 
+// A loop body with a transcendental is ~20-100 vector ops per element group
+// with long dependency chains (polynomial, divide). The vectoriser does not
+// interleave bodies that large, and the out-of-order window then holds about
+// one group: gelu(x*a + b)*sigmoid(x) + 0.5x ran at ~36 ms CPU per 16M
+// elements, 26 with 4 groups interleaved (docs/performance.md).
+// Elementwise kernels only (Rows loops with a reduction are interleaved
+// anyway). Not with Philox (`randn`'s Box-Muller has log and cos): its ten
+// integer rounds doubled the compile time (145 -> 300 ms) when interleaved.
+bool Codegen::interleaves_body() const {
+  bool any = false;
+  for (const KOp& o : k_.ops) {
+    if (o.code == KOpCode::Random) return false;
+    if (o.code != KOpCode::Compute) continue;
+    switch (o.op) {
+      case Op::Exp: case Op::Log: case Op::Log1p: case Op::Expm1: case Op::Tanh: case Op::Erf:
+      case Op::Sin: case Op::Cos: any = true; break;
+      default: break;
+    }
+  }
+  return any;
+}
+
+void Codegen::gen_elements(Value* iv) {
+  if (!k_.domain.empty()) coords_[k_.domain.size() - 1] = iv;
+  std::fill(elem_.begin(), elem_.end(), nullptr);
+  for (size_t id = 0; id < k_.ops.size(); ++id)
+    if (is_effect(k_.ops[id].code)) get(static_cast<int32_t>(id));
+}
+
+// Output large enough that it would leave the cache before a consumer reads
+// it anyway: 3/4 of this machine's 32 MiB L3, glibc memcpy's own threshold
+// for non-temporal stores on it.
+constexpr int64_t kStreamingStoreBytes = int64_t{24} << 20;
+// Interleaved copies of a large body cost compile time (~+25% emit time for
+// gelu_expr); only kernels big enough to run on several threads get them.
+constexpr int kTranscendentalInterleave = 4;
+constexpr int64_t kInterleaveMinElements = int64_t{1} << 16;
+
+// Whether this Elementwise kernel gets streaming stores (see the file header):
+// x86 host, plain stores only, each at the domain's row-major index, of 4- or
+// 8-byte elements (so a linear index that is a multiple of 16 is 64-byte
+// aligned in every stored buffer), writing at least kStreamingStoreBytes.
+bool Codegen::streams_stores() const {
+  if (k_.kind != KernelKind::Elementwise || k_.serial) return false;
+  if (!llvm::Triple(m_.getTargetTriple()).isX86()) return false;
+  int64_t bytes = 0, numel = shape_numel(k_.domain);
+  for (const KOp& o : k_.ops) {
+    if (o.code == KOpCode::AccumStore || o.code == KOpCode::CheckIndex) return false;
+    if (o.code != KOpCode::Store) continue;
+    size_t size = dtype_size(k_.buffers[o.imm].dtype);
+    if (o.dtype == DType::Bool || size < 4 || !is_row_major_offset(o.inputs[0])) return false;
+    bytes += numel * static_cast<int64_t>(size);
+  }
+  return bytes >= kStreamingStoreBytes;
+}
+
 void Codegen::gen_elementwise(Value* begin, Value* end) {
   // Chunks of the innermost dim: [pos, pos + n) stays inside one row.
   size_t r = k_.domain.size();
   int64_t inner = r ? k_.domain.back() : 1;
+  bool streaming = streams_stores();
+  int interleave = interleaves_body() && shape_numel(k_.domain) >= kInterleaveMinElements ? kTranscendentalInterleave : 0;
+  constexpr int64_t kLine = 64, kPeel = kLine / 4;  // elements of 4 bytes per cache line
+  Value* aligned = nullptr;
+  std::vector<Value*> stored;
+  if (streaming) {
+    Value* low = i64(0);
+    for (const KOp& o : k_.ops)
+      if (o.code == KOpCode::Store) {
+        stored.push_back(bufs_[o.imm]);
+        low = b_.CreateOr(low, b_.CreatePtrToInt(bufs_[o.imm], b_.getInt64Ty()));
+      }
+    aligned = b_.CreateICmpEQ(b_.CreateAnd(low, i64(kLine - 1)), i64(0));
+  }
   llvm::BasicBlock* pre = b_.GetInsertBlock();
   llvm::BasicBlock* head = llvm::BasicBlock::Create(ctx_, "chunk.head", fn_);
   llvm::BasicBlock* body = llvm::BasicBlock::Create(ctx_, "chunk.body", fn_);
@@ -631,19 +741,86 @@ void Codegen::gen_elementwise(Value* begin, Value* end) {
   b_.CreateCondBr(b_.CreateICmpSLT(pos, end), body, exit);
   b_.SetInsertPoint(body);
   Value* row = b_.CreateUDiv(pos, i64(inner));
-  Value* i0 = b_.CreateSub(pos, b_.CreateMul(row, i64(inner)));
+  Value* row_start = b_.CreateMul(row, i64(inner));
+  Value* i0 = b_.CreateSub(pos, row_start);
   Value* i1 = b_.CreateBinaryIntrinsic(llvm::Intrinsic::smin, i64(inner), b_.CreateAdd(i0, b_.CreateSub(end, pos)));
   if (r > 1) set_coords_from(row, 0, r - 1);
-  Loop l = begin_loop(i0, i1, "i");
-  if (r) coords_[r - 1] = l.iv;
-  std::fill(elem_.begin(), elem_.end(), nullptr);
-  for (size_t id = 0; id < k_.ops.size(); ++id)
-    if (is_effect(k_.ops[id].code)) get(static_cast<int32_t>(id));
-  end_loop(l);
+  if (!streaming) {
+    Loop l = begin_loop(i0, i1, "i");
+    gen_elements(l.iv);
+    end_loop(l, interleave);
+  } else {
+    // Main loop from the first inner index whose linear index is a multiple
+    // of kPeel (all of [i0, i1) when a stored buffer is not line-aligned).
+    // The main loop starts at `a` itself (not the select), so that SCEV sees
+    // its start as a multiple of kPeel.
+    Value* a = b_.CreateSub(b_.CreateAnd(b_.CreateAdd(pos, i64(kPeel - 1)), i64(-kPeel)), row_start);
+    Value* peel_end = b_.CreateSelect(aligned, b_.CreateBinaryIntrinsic(llvm::Intrinsic::smin, a, i1), i1);
+    Loop peel = begin_loop(i0, peel_end, "peel");
+    gen_elements(peel.iv);
+    end_loop(peel, /*interleave=*/-1);
+    llvm::BasicBlock* main_pre = llvm::BasicBlock::Create(ctx_, "stream.pre", fn_);
+    llvm::BasicBlock* main_done = llvm::BasicBlock::Create(ctx_, "stream.done", fn_);
+    b_.CreateCondBr(aligned, main_pre, main_done);
+    b_.SetInsertPoint(main_pre);
+    for (Value* p : stored) b_.CreateAlignmentAssumption(m_.getDataLayout(), p, kLine);
+    Loop l = begin_loop(a, i1, "stream");
+    gen_elements(l.iv);
+    end_loop(l, interleave);
+    b_.CreateBr(main_done);
+    b_.SetInsertPoint(main_done);
+  }
   Value* next = b_.CreateAdd(pos, b_.CreateSub(i1, i0));
   pos->addIncoming(next, b_.GetInsertBlock());
   b_.CreateBr(head);
   b_.SetInsertPoint(exit);
+  if (streaming) {
+    b_.CreateIntrinsic(llvm::Intrinsic::x86_sse_sfence, {}, {});
+    m_.getOrInsertNamedMetadata("lt.streaming_stores");
+  }
+}
+
+// Float32 sums used to accumulate in double throughout, as the reference
+// does: two conversions and two double adds per 8 elements cost softmax
+// about a third of its CPU time. Within a block of kSumBlock elements the
+// vectorised loop keeps 32 float32 lanes of 16 terms each, then a 5-level
+// tree: ~21 roundings, a relative error of ~1.3e-6 of the block's sum of
+// |x| at worst, and the blocks add in double, so the total stays well inside
+// the 2e-5 float32 tolerance (docs/cpu-jit.md).
+constexpr int64_t kSumBlock = 512;
+
+void Codegen::reduce_loop(Value* begin, Value* end, const std::vector<int32_t>& reduces,
+                          const std::function<void(Value*)>& body) {
+  std::vector<int32_t> blocked;
+  for (int32_t id : reduces) {
+    const KOp& o = k_.ops[id];
+    if (o.op == Op::ReduceSum && o.dtype == DType::Float32 && k_.ops[o.inputs[0]].dtype == DType::Float32)
+      blocked.push_back(id);
+  }
+  if (blocked.empty()) {
+    Loop l = begin_loop(begin, end, "inner");
+    body(l.iv);
+    end_loop(l, reduces.empty() ? 0 : 4);
+    return;
+  }
+  Value* nblocks = b_.CreateUDiv(b_.CreateAdd(b_.CreateSub(end, begin), i64(kSumBlock - 1)), i64(kSumBlock));
+  Loop blk = begin_loop(i64(0), nblocks, "block");
+  Value* lo = b_.CreateAdd(begin, b_.CreateMul(blk.iv, i64(kSumBlock)));
+  Value* hi = b_.CreateBinaryIntrinsic(llvm::Intrinsic::smin, b_.CreateAdd(lo, i64(kSumBlock)), end);
+  for (int32_t id : blocked) {
+    if (!acc_[id].block) acc_[id].block = entry_alloca(b_.getFloatTy());
+    b_.CreateStore(llvm::ConstantFP::get(b_.getFloatTy(), 0.0), acc_[id].block);
+  }
+  Loop l = begin_loop(lo, hi, "inner");
+  body(l.iv);
+  end_loop(l, 4);
+  for (int32_t id : blocked) {
+    Acc& a = acc_[id];
+    Value* part = b_.CreateFPExt(b_.CreateLoad(b_.getFloatTy(), a.block), b_.getDoubleTy());
+    b_.CreateStore(b_.CreateFAdd(b_.CreateLoad(b_.getDoubleTy(), a.value), part), a.value);
+  }
+  end_loop(blk);
+  for (int32_t id : blocked) acc_[id].block = nullptr;
 }
 
 void Codegen::gen_rows(Value* begin, Value* end) {
@@ -684,29 +861,29 @@ void Codegen::gen_rows(Value* begin, Value* end) {
     for (int32_t id : reduces) init_acc(id);
     for (int32_t id : roots)
       if (k_.ops[id].code == KOpCode::Scan) init_acc(id);
-    Loop l = begin_loop(i64(0), i64(inner), "inner");
-    if (r > outer) set_coords_from(l.iv, outer, r);
-    std::fill(elem_.begin(), elem_.end(), nullptr);
     auto stash_slot = [&](const Stash& st) {
       return b_.CreateGEP(mtype(k_.buffers[st.buffer].dtype), bufs_[st.buffer], get(st.offset));
     };
-    for (const Stash& st : stashes)
-      if (st.to == p) elem_[st.value] = b_.CreateLoad(vtype(k_.ops[st.value].dtype), stash_slot(st));
-    for (int32_t id : reduces) update_acc(id, get(k_.ops[id].inputs[0]), l.iv);
-    for (int32_t id : roots) {
-      const KOp& o = k_.ops[id];
-      if (o.code != KOpCode::Scan) continue;
-      Acc& a = acc_[id];
-      Value* x = cast(get(o.inputs[0]), k_.ops[o.inputs[0]].dtype, a.acc_type);
-      Value* cur = b_.CreateLoad(vtype(a.acc_type), a.value);
-      Value* s = is_floating(a.acc_type) ? b_.CreateFAdd(cur, x) : b_.CreateAdd(cur, x);
-      b_.CreateStore(s, a.value);
-      elem_[id] = cast(s, a.acc_type, o.dtype);
-    }
-    for (int32_t id : roots) get(id);
-    for (const Stash& st : stashes)
-      if (st.from == p) b_.CreateStore(get(st.value), stash_slot(st));
-    end_loop(l, reduces.empty() ? 0 : 4);
+    reduce_loop(i64(0), i64(inner), reduces, [&](Value* iv) {
+      if (r > outer) set_coords_from(iv, outer, r);
+      std::fill(elem_.begin(), elem_.end(), nullptr);
+      for (const Stash& st : stashes)
+        if (st.to == p) elem_[st.value] = b_.CreateLoad(vtype(k_.ops[st.value].dtype), stash_slot(st));
+      for (int32_t id : reduces) update_acc(id, get(k_.ops[id].inputs[0]), iv);
+      for (int32_t id : roots) {
+        const KOp& o = k_.ops[id];
+        if (o.code != KOpCode::Scan) continue;
+        Acc& a = acc_[id];
+        Value* x = cast(get(o.inputs[0]), k_.ops[o.inputs[0]].dtype, a.acc_type);
+        Value* cur = b_.CreateLoad(vtype(a.acc_type), a.value);
+        Value* s = is_floating(a.acc_type) ? b_.CreateFAdd(cur, x) : b_.CreateAdd(cur, x);
+        b_.CreateStore(s, a.value);
+        elem_[id] = cast(s, a.acc_type, o.dtype);
+      }
+      for (int32_t id : roots) get(id);
+      for (const Stash& st : stashes)
+        if (st.from == p) b_.CreateStore(get(st.value), stash_slot(st));
+    });
     for (int32_t id : reduces) row_[id] = finish_acc(id);
   }
   for (size_t id = 0; id < k_.ops.size(); ++id) {
@@ -734,11 +911,11 @@ void Codegen::gen_split_part(Value* row, Value* begin, Value* end, Value* out) {
   std::vector<char> seen(k_.ops.size(), 0);
   for (int32_t id : reduces) collect_row_deps(k_.ops[id].inputs[0], seen);
   for (int32_t id : reduces) init_acc(id);
-  Loop l = begin_loop(begin, end, "inner");
-  if (r > outer) set_coords_from(l.iv, outer, r);
-  std::fill(elem_.begin(), elem_.end(), nullptr);
-  for (int32_t id : reduces) update_acc(id, get(k_.ops[id].inputs[0]), l.iv);
-  end_loop(l);
+  reduce_loop(begin, end, reduces, [&](Value* iv) {
+    if (r > outer) set_coords_from(iv, outer, r);
+    std::fill(elem_.begin(), elem_.end(), nullptr);
+    for (int32_t id : reduces) update_acc(id, get(k_.ops[id].inputs[0]), iv);
+  });
   for (size_t i = 0; i < reduces.size(); ++i) {
     Acc& a = acc_[reduces[i]];
     llvm::Type* t = vtype(a.acc_type);

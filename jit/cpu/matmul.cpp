@@ -21,6 +21,7 @@
 #include "llvm/Support/raw_ostream.h"
 #include "oneapi/tbb/blocked_range.h"
 #include "oneapi/tbb/parallel_for.h"
+#include "oneapi/tbb/parallel_invoke.h"
 #include "oneapi/tbb/task_arena.h"
 
 namespace lt::cpu {
@@ -174,6 +175,23 @@ Dims dims_of(const Kernel& k, const Blocking& bl) {
   return d;
 }
 
+// One operand as the packing sees it: lhs packs rows m into MR-row panels
+// [batch_a][P][K][MR], rhs packs columns n into NR-column panels [batch_b][Q][K][NR].
+struct Operand {
+  const MatMulView* view;  ///< the operand as a strided view (view->valid() false when it is not one)
+  int32_t root;            ///< the operand's element DAG (mm_lhs / mm_rhs)
+  int64_t R;               ///< panel width: MR or NR
+  int64_t panels, extent;  ///< P or Q; M or N
+  int64_t batch;           ///< batch_a or batch_b
+  int64_t s_panel, s_k;    ///< view strides along the panel axis (m or n) and along k
+};
+
+Operand operand_of(const Kernel& k, bool lhs, const Blocking& bl, const Dims& d) {
+  const MatMulView& v = lhs ? k.mm_lhs_view : k.mm_rhs_view;
+  if (lhs) return {&v, k.mm_lhs, bl.mr, d.P, d.M, d.batch_a, v.row_stride, v.col_stride};
+  return {&v, k.mm_rhs, bl.nr(k.buffers[k.mm_acc].dtype), d.Q, d.N, d.batch_b, v.col_stride, v.row_stride};
+}
+
 // Packs one operand: lhs into [batch_a][P][K][MR] (rows m) or rhs into
 // [batch_b][Q][K][NR] (cols n). The loop runs over the operand's own elements
 // (no padding: the pad rows/cols of the last panel only ever reach pad rows/cols
@@ -181,16 +199,14 @@ Dims dims_of(const Kernel& k, const Blocking& bl) {
 // axis innermost so the loads stream.
 Kernel pack_kernel(const Kernel& k, bool lhs, const Blocking& bl, const Dims& d) {
   DType dt = k.buffers[k.mm_acc].dtype;
-  int64_t R = lhs ? bl.mr : bl.nr(dt);
-  int64_t panels = lhs ? d.P : d.Q, extent = lhs ? d.M : d.N, batch = lhs ? d.batch_a : d.batch_b;
-  const MatMulView& v = lhs ? k.mm_lhs_view : k.mm_rhs_view;
-  // Strides of the operand along its "panel" axis (m or n) and along k.
-  int64_t s_panel = lhs ? v.row_stride : v.col_stride, s_k = lhs ? v.col_stride : v.row_stride;
+  const Operand operand = operand_of(k, lhs, bl, d);
+  const MatMulView& v = *operand.view;
+  const int64_t R = operand.R, s_panel = operand.s_panel, s_k = operand.s_k;
   bool k_inner = v.valid() ? (s_k == 1 || s_k == -1) && s_panel != 1 && s_panel != -1 : lhs;
   SubKernel s(k);
   int32_t cb = s.coord(0);
   int32_t idx = s.coord(k_inner ? 1 : 2), ck = s.coord(k_inner ? 2 : 1);
-  s.kernel().domain = k_inner ? Shape{batch, extent, d.K} : Shape{batch, d.K, extent};
+  s.kernel().domain = k_inner ? Shape{operand.batch, operand.extent, d.K} : Shape{operand.batch, d.K, operand.extent};
   int32_t coords[4];
   coords[0] = cb;
   coords[3] = ck;
@@ -203,27 +219,19 @@ Kernel pack_kernel(const Kernel& k, bool lhs, const Blocking& bl, const Dims& d)
     off = s.bin(Op::Add, off, s.bin(Op::Mul, ck, s.iconst(s_k)));
     value = s.load(v.buffer, off, dt);
   } else {
-    value = s.copy(lhs ? k.mm_lhs : k.mm_rhs, coords);
+    value = s.copy(operand.root, coords);
   }
-  int32_t dst = s.add_buffer(dt, batch * panels * d.K * R);
-  auto divc = [&](int32_t a, int64_t c) {
+  int32_t dst = s.add_buffer(dt, operand.batch * operand.panels * d.K * R);
+  auto index_op = [&](KOpCode code, int32_t a, int64_t c) {
     KOp o;
-    o.code = KOpCode::IndexDiv;
+    o.code = code;
     o.num_inputs = 1;
     o.inputs[0] = a;
     o.imm = c;
     return s.push(o);
   };
-  auto modc = [&](int32_t a, int64_t c) {
-    KOp o;
-    o.code = KOpCode::IndexMod;
-    o.num_inputs = 1;
-    o.inputs[0] = a;
-    o.imm = c;
-    return s.push(o);
-  };
-  int32_t p = divc(idx, R), r = modc(idx, R);
-  int32_t lin = s.bin(Op::Mul, s.bin(Op::Add, s.bin(Op::Mul, cb, s.iconst(panels)), p), s.iconst(d.K));
+  int32_t p = index_op(KOpCode::IndexDiv, idx, R), r = index_op(KOpCode::IndexMod, idx, R);
+  int32_t lin = s.bin(Op::Mul, s.bin(Op::Add, s.bin(Op::Mul, cb, s.iconst(operand.panels)), p), s.iconst(d.K));
   lin = s.bin(Op::Add, s.bin(Op::Mul, s.bin(Op::Add, lin, ck), s.iconst(R)), r);
   s.store(dst, lin, value);
   MatMulChecks checks = matmul_unread_checks(k);
@@ -249,6 +257,8 @@ Kernel epilogue_kernel(const Kernel& k) {
 
 // void ukr(i64 kc, ptr A, ptr B, ptr C, i64 ldc, i64 accumulate):
 //   C[i][j] (+)= sum_k A[k*MR + i] * B[k*NR + j]  for i < MR, j < NR.
+// C need not be vector-aligned: it is the tile buffer or, for a plain matmul,
+// the output itself (rows of any length).
 void generate_ukr(llvm::Module& m, const std::string& name, DType dt, const Blocking& bl) {
   llvm::LLVMContext& ctx = m.getContext();
   llvm::IRBuilder<> b(ctx);
@@ -269,32 +279,25 @@ void generate_ukr(llvm::Module& m, const std::string& name, DType dt, const Bloc
   llvm::Value *kc = f->getArg(0), *A = f->getArg(1), *Bp = f->getArg(2), *C = f->getArg(3), *ldc = f->getArg(4),
               *accum = f->getArg(5);
   auto* entry = llvm::BasicBlock::Create(ctx, "entry", f);
-  auto* load_c = llvm::BasicBlock::Create(ctx, "load_c", f);
-  auto* init = llvm::BasicBlock::Create(ctx, "init", f);
   auto* head4 = llvm::BasicBlock::Create(ctx, "head4", f);
   auto* body4 = llvm::BasicBlock::Create(ctx, "body4", f);
   auto* head1 = llvm::BasicBlock::Create(ctx, "head1", f);
   auto* body1 = llvm::BasicBlock::Create(ctx, "body1", f);
   auto* done = llvm::BasicBlock::Create(ctx, "done", f);
+  auto* add_c = llvm::BasicBlock::Create(ctx, "add_c", f);
+  auto* store_c = llvm::BasicBlock::Create(ctx, "store_c", f);
   int nacc = MR * NV;
   auto c_ptr = [&](int i, int v) {
     return b.CreateGEP(t, C, b.CreateAdd(b.CreateMul(b.getInt64(i), ldc), b.getInt64(v * vl)));
   };
+  // The accumulators start at zero and C is added after the k loop, with its
+  // rows prefetched here: loading C first made every FMA chain wait for it,
+  // a stall of a memory latency per call whenever another process sharing
+  // the core had evicted the tile (the usual case on this machine).
   b.SetInsertPoint(entry);
-  b.CreateCondBr(b.CreateICmpNE(accum, b.getInt64(0)), load_c, init);
-  b.SetInsertPoint(load_c);
-  std::vector<llvm::Value*> loaded(nacc);
-  for (int i = 0; i < MR; ++i)
-    for (int v = 0; v < NV; ++v) loaded[i * NV + v] = b.CreateAlignedLoad(vt, c_ptr(i, v), llvm::Align(bl.vbytes));
-  b.CreateBr(init);
-  // Merge: accumulators start from C or zero.
-  b.SetInsertPoint(init);
-  std::vector<llvm::PHINode*> start(nacc);
-  llvm::Constant* zero = llvm::Constant::getNullValue(vt);
-  for (int a = 0; a < nacc; ++a) {
-    start[a] = b.CreatePHI(vt, 2);
-    start[a]->addIncoming(loaded[a], load_c);
-    start[a]->addIncoming(zero, entry);
+  for (int i = 0; i < MR; ++i) {
+    for (llvm::Value* at : {c_ptr(i, 0), b.CreateConstGEP1_64(t, c_ptr(i, 0), NR - 1)})
+      b.CreateIntrinsic(llvm::Intrinsic::prefetch, {ptr}, {at, b.getInt32(1), b.getInt32(3), b.getInt32(1)});
   }
   b.CreateBr(head4);
   auto step = [&](llvm::Value* k, std::vector<llvm::Value*>& acc) {
@@ -318,11 +321,11 @@ void generate_ukr(llvm::Module& m, const std::string& name, DType dt, const Bloc
   const int U = static_cast<int>(std::max<int64_t>(1, env_int("LT_MM_UNROLL", bl.vbytes == 32 ? 2 : 1)));
   b.SetInsertPoint(head4);
   llvm::PHINode* k4 = b.CreatePHI(i64, 2, "k");
-  k4->addIncoming(b.getInt64(0), init);
+  k4->addIncoming(b.getInt64(0), entry);
   std::vector<llvm::PHINode*> acc4(nacc);
   for (int a = 0; a < nacc; ++a) {
     acc4[a] = b.CreatePHI(vt, 2);
-    acc4[a]->addIncoming(start[a], init);
+    acc4[a]->addIncoming(llvm::Constant::getNullValue(vt), entry);
   }
   b.CreateCondBr(b.CreateICmpSLE(b.CreateAdd(k4, b.getInt64(U)), kc), body4, head1);
   b.SetInsertPoint(body4);
@@ -347,8 +350,24 @@ void generate_ukr(llvm::Module& m, const std::string& name, DType dt, const Bloc
   for (int a = 0; a < nacc; ++a) acc1[a]->addIncoming(cur[a], body1);
   b.CreateBr(head1);
   b.SetInsertPoint(done);
+  b.CreateCondBr(b.CreateICmpNE(accum, b.getInt64(0)), add_c, store_c);
+  b.SetInsertPoint(add_c);
+  std::vector<llvm::Value*> summed(nacc);
   for (int i = 0; i < MR; ++i)
-    for (int v = 0; v < NV; ++v) b.CreateAlignedStore(acc1[i * NV + v], c_ptr(i, v), llvm::Align(bl.vbytes));
+    for (int v = 0; v < NV; ++v) {
+      llvm::Value* c = b.CreateAlignedLoad(vt, c_ptr(i, v), llvm::Align(es));
+      summed[i * NV + v] = fp ? b.CreateFAdd(acc1[i * NV + v], c) : b.CreateAdd(acc1[i * NV + v], c);
+    }
+  b.CreateBr(store_c);
+  b.SetInsertPoint(store_c);
+  std::vector<llvm::PHINode*> out(nacc);
+  for (int a = 0; a < nacc; ++a) {
+    out[a] = b.CreatePHI(vt, 2);
+    out[a]->addIncoming(summed[a], add_c);
+    out[a]->addIncoming(acc1[a], done);
+  }
+  for (int i = 0; i < MR; ++i)
+    for (int v = 0; v < NV; ++v) b.CreateAlignedStore(out[i * NV + v], c_ptr(i, v), llvm::Align(es));
   b.CreateRetVoid();
 }
 
@@ -363,7 +382,26 @@ struct Table {
   Blocking bl;
   Dims d;
   bool checks_a, checks_b;  ///< the operand has index checks no value reads (matmul_unread_checks)
+  int32_t plain_out;        ///< output buffer when the epilogue only stores the product (else -1)
 };
+
+// The output buffer of a plain matmul, whose epilogue is one Store(out, i,
+// Load(mm_acc, i)) (scheduler/kernel.h); -1 for any other epilogue. The
+// micro-kernel then accumulates full micro-tiles in the output itself, which
+// saves the tile buffer's round trip (~5% of a 512 product).
+int32_t plain_output(const Kernel& k) {
+  int32_t out = -1;
+  for (const KOp& o : k.ops) {
+    if (o.code == KOpCode::AccumStore) return -1;
+    if (o.code != KOpCode::Store) continue;
+    const KOp& value = k.ops[o.inputs[1]];
+    if (out >= 0 || value.code != KOpCode::Load || value.imm != k.mm_acc || value.inputs[0] != o.inputs[0] ||
+        o.dtype != k.buffers[k.mm_acc].dtype)
+      return -1;
+    out = static_cast<int32_t>(o.imm);
+  }
+  return matmul_unread_checks(k).epilogue.empty() ? out : -1;
+}
 
 UkrFn ukr_for(DType dt, const Blocking& bl) {
   static std::mutex mu;
@@ -411,6 +449,7 @@ std::shared_ptr<const Table> table_for(const Kernel& k, KernelFn fn) {
   MatMulChecks checks = matmul_unread_checks(k);
   t->checks_a = !checks.lhs.empty();
   t->checks_b = !checks.rhs.empty();
+  t->plain_out = plain_output(k);
   tables().emplace(fn, t);
   return t;
 }
@@ -473,60 +512,87 @@ char* thread_tile(size_t bytes) {
   return buf.get();
 }
 
+// Runs body(i0, i1) over [0, n) on TBB threads in chunks of `grain` when the
+// work (n * per_item elements) pays for a thread handoff; else inline.
+template <typename F>
+void parallel_ranges(int64_t n, int64_t grain, int64_t per_item, const F& body) {
+  if (n <= 0) return;
+  if (n * per_item < (1 << 15)) return body(int64_t{0}, n);
+  tbb::parallel_for(tbb::blocked_range<int64_t>(0, n, grain),
+                    [&](const tbb::blocked_range<int64_t>& r) { body(r.begin(), r.end()); });
+}
+
 // Packs a plain strided operand with a constant base directly (the common
 // case: row-major, transposed or sliced 2-D operands, batch-invariant weights):
 // dst panel p holds src[base + (p*R + r)*s_panel + k*s_k] at (p*K + k)*R + r.
+// The source usually comes from DRAM (at 512 a whole launch touches more than
+// L2, and this machine's L3 keeps little between launches), so the loops follow
+// the source's memory order: with the panel axis contiguous (row-major B), row k
+// is copied into every panel in turn, so the reads stream instead of jumping a
+// row per 64 bytes (2x faster from cold memory); otherwise (row-major A, linear's
+// W^T) panel by panel, k outer, so the R source rows stream side by side and the
+// panel is written in order (blocking k, or r outer, reads short bursts of each
+// row and was up to 1.5x slower from cold memory for NR = 16).
 template <typename E>
-void pack_strided(const E* src, E* dst, int64_t base, int64_t extent, int64_t K, int64_t R, int64_t s_panel,
-                  int64_t s_k) {
-  int64_t panels = (extent + R - 1) / R;
-  auto one = [&](int64_t p) {
-    int64_t rows = std::min(R, extent - p * R);
-    E* d = dst + p * K * R;
-    const E* s0 = src + base + p * R * s_panel;
-    if (s_panel == 1) {
-      for (int64_t k = 0; k < K; ++k) std::memcpy(d + k * R, s0 + k * s_k, static_cast<size_t>(rows) * sizeof(E));
-    } else {
-      for (int64_t r = 0; r < rows; ++r) {
-        const E* s = s0 + r * s_panel;
-        for (int64_t k = 0; k < K; ++k) d[k * R + r] = s[k * s_k];
+void pack_strided(const E* src, E* dst, int64_t extent, int64_t K, int64_t R, int64_t s_panel, int64_t s_k) {
+  const int64_t panels = (extent + R - 1) / R, full = extent / R;
+  const size_t row_bytes = static_cast<size_t>(R) * sizeof(E), tail_bytes = (extent - full * R) * sizeof(E);
+  if (s_panel == 1) {
+    parallel_ranges(K, 16, extent, [&](int64_t k0, int64_t k1) {
+      for (int64_t k = k0; k < k1; ++k) {
+        const E* s = src + k * s_k;
+        E* d = dst + k * R;
+        if (row_bytes == 64)  // a constant size lets memcpy inline (NR of float32 and float64 on AVX2)
+          for (int64_t p = 0; p < full; ++p) std::memcpy(d + p * K * R, s + p * R, 64);
+        else
+          for (int64_t p = 0; p < full; ++p) std::memcpy(d + p * K * R, s + p * R, row_bytes);
+        if (tail_bytes) std::memcpy(d + full * K * R, s + full * R, tail_bytes);
       }
-    }
-  };
-  if (panels * K * R < (1 << 15)) {
-    for (int64_t p = 0; p < panels; ++p) one(p);
-  } else {
-    tbb::parallel_for(tbb::blocked_range<int64_t>(0, panels, 1), [&](const tbb::blocked_range<int64_t>& r) {
-      for (int64_t p = r.begin(); p < r.end(); ++p) one(p);
     });
-  }
-}
-
-// Packs with pack_strided when the operand is a strided view with a constant base; false otherwise.
-bool pack_direct(const Kernel& k, bool lhs, void* const* buffers, char* dst, int64_t es, int64_t R, const Table& t) {
-  const Dims& d = t.d;
-  const MatMulView& v = lhs ? k.mm_lhs_view : k.mm_rhs_view;
-  if (lhs ? t.checks_a : t.checks_b) return false;  // the generated pack kernel evaluates the operand's index checks
-  if (!v.valid() || k.ops[v.base].code != KOpCode::Const || (lhs ? d.batch_a : d.batch_b) != 1) return false;
-  int64_t base = k.ops[v.base].imm, extent = lhs ? d.M : d.N;
-  int64_t s_panel = lhs ? v.row_stride : v.col_stride, s_k = lhs ? v.col_stride : v.row_stride;
-  const void* src = buffers[v.buffer];
-  if (es == 4)
-    pack_strided(static_cast<const uint32_t*>(src), reinterpret_cast<uint32_t*>(dst), base, extent, d.K, R, s_panel, s_k);
-  else
-    pack_strided(static_cast<const uint64_t*>(src), reinterpret_cast<uint64_t*>(dst), base, extent, d.K, R, s_panel, s_k);
-  return true;
-}
-
-// Runs an elementwise kernel over [0, n) on TBB threads.
-void run_elementwise(KernelFn fn, const KernelArgs* args, int64_t n) {
-  if (n <= 0) return;
-  if (n < (1 << 15)) {
-    fn(args, 0, n);
     return;
   }
-  tbb::parallel_for(tbb::blocked_range<int64_t>(0, n, 1 << 13),
-                    [&](const tbb::blocked_range<int64_t>& r) { fn(args, r.begin(), r.end()); });
+  parallel_ranges(panels, 1, K * R, [&](int64_t p0, int64_t p1) {
+    for (int64_t p = p0; p < p1; ++p) {
+      const int64_t rows = std::min(R, extent - p * R);
+      E* d = dst + p * K * R;
+      const E* s0 = src + p * R * s_panel;
+      for (int64_t k = 0; k < K; ++k, d += R)
+        for (int64_t r = 0; r < rows; ++r) d[r] = s0[r * s_panel + k * s_k];
+    }
+  });
+}
+
+// Packs one operand into its panels at `dst`: directly when it is a strided
+// view with a constant base, else with its generated pack kernel (batched or
+// computed operands, and operands whose index checks must run).
+void pack_operand(const Kernel& k, const Table& t, bool lhs, void* const* buffers, const int64_t* scalars, char* dst,
+                  ErrorSlot* err) {
+  const Operand o = operand_of(k, lhs, t.bl, t.d);
+  const MatMulView& v = *o.view;
+  const bool has_checks = lhs ? t.checks_a : t.checks_b;
+  if (!has_checks && v.valid() && k.ops[v.base].code == KOpCode::Const && o.batch == 1) {
+    const char* src = static_cast<const char*>(buffers[v.buffer]);
+    const int64_t base = k.ops[v.base].imm;
+    if (dtype_size(k.buffers[k.mm_acc].dtype) == 4)
+      pack_strided(reinterpret_cast<const uint32_t*>(src) + base, reinterpret_cast<uint32_t*>(dst), o.extent, t.d.K,
+                   o.R, o.s_panel, o.s_k);
+    else
+      pack_strided(reinterpret_cast<const uint64_t*>(src) + base, reinterpret_cast<uint64_t*>(dst), o.extent, t.d.K,
+                   o.R, o.s_panel, o.s_k);
+    return;
+  }
+  std::vector<void*> bufs(buffers, buffers + k.buffers.size());
+  bufs.push_back(dst);
+  KernelArgs args{bufs.data(), scalars, err};
+  KernelFn fn = lhs ? t.pack_a : t.pack_b;
+  parallel_ranges(o.batch * o.extent * t.d.K, 1 << 13, 1, [&](int64_t i0, int64_t i1) { fn(&args, i0, i1); });
+}
+
+// The block (a multiple of R) that covers `extent` in as many blocks as `block`
+// does, with the R-wide panels spread evenly over them.
+int64_t balanced_block(int64_t extent, int64_t block, int64_t R) {
+  const int64_t blocks = (extent + block - 1) / block, panels = (extent + R - 1) / R;
+  return R * ((panels + blocks - 1) / blocks);
 }
 
 }  // namespace
@@ -571,15 +637,18 @@ void launch_matmul(const Kernel& k, KernelFn fn, void* const* buffers, const int
   auto now = [] { return std::chrono::steady_clock::now(); };
   auto t_start = now();
   ErrorSlot err;
-  std::vector<void*> bufs(buffers, buffers + nb);
-  bufs.push_back(Ap);
-  KernelArgs pa{bufs.data(), scalars, &err};
-  if (!pack_direct(k, true, buffers, Ap, es, MR, t)) run_elementwise(t.pack_a, &pa, d.batch_a * d.M * d.K);
-  auto t_pa = now();
-  std::vector<void*> bufs_b(buffers, buffers + nb);
-  bufs_b.push_back(Bp);
-  KernelArgs pb{bufs_b.data(), scalars, &err};
-  if (!pack_direct(k, false, buffers, Bp, es, NR, t)) run_elementwise(t.pack_b, &pb, d.batch_b * d.N * d.K);
+  // Both operands in one parallel region: a thread done with A's panels takes
+  // B's, and the launch waits at one join instead of two (a join is where a
+  // preempted worker costs a whole time slice on a shared machine).
+  const bool serial = d.M * d.N * std::max<int64_t>(d.K, 1) < (1 << 17);
+  auto pack_a = [&] { pack_operand(k, t, true, buffers, scalars, Ap, &err); };
+  auto pack_b = [&] { pack_operand(k, t, false, buffers, scalars, Bp, &err); };
+  if (serial) {
+    pack_a();
+    pack_b();
+  } else {
+    tbb::parallel_invoke(pack_a, pack_b);
+  }
   auto t_packed = now();
   if (env_int("LT_MM_UKRBENCH", 0) && d.K >= 256 && d.P > 0 && d.Q > 0) {
     char* tile = thread_tile(static_cast<size_t>(MR * NR * es));
@@ -597,9 +666,18 @@ void launch_matmul(const Kernel& k, KernelFn fn, void* const* buffers, const int
   auto tiles = [&] { return d.B * ((d.M + mc - 1) / mc) * ((d.N + nc - 1) / nc); };
   while (tiles() < 4 * threads && nc > NR) nc -= NR;
   while (tiles() < 4 * threads && mc > MR) mc -= MR;
+  // Same tile count, panels spread evenly: 512 on AVX2 is 4 x 22 panels of 6
+  // rows, not 3 x 24 and a last row of 14 that leaves a thread idle at the end.
+  mc = balanced_block(d.M, mc, MR);
+  nc = balanced_block(d.N, nc, NR);
   const int64_t tm = (d.M + mc - 1) / mc, tn = (d.N + nc - 1) / nc;
   const int64_t ldt = ((std::min(nc, d.N) + NR - 1) / NR) * NR;
   const int64_t total = d.B * tm * tn;
+  // Plain matmul: full micro-tiles accumulate in the output (a K = 0 product
+  // still needs the epilogue to write its zeros).
+  const bool direct = t.plain_out >= 0 && d.K > 0;
+  char* out = static_cast<char*>(buffers[direct ? t.plain_out : 0]);
+  const int64_t P_full = d.M / MR, Q_full = d.N / NR;
   auto run_tiles = [&](int64_t t0, int64_t t1) {
     char* tile = thread_tile(static_cast<size_t>(((std::min(mc, d.M) + MR - 1) / MR) * MR * ldt * es));
     std::vector<void*> eb(buffers, buffers + nb);
@@ -615,28 +693,37 @@ void launch_matmul(const Kernel& k, KernelFn fn, void* const* buffers, const int
         int64_t kc = std::min(KC, d.K - k0);
         for (int64_t q = q0; q < q1; ++q) {
           const char* bpan = Bb + (q * d.K + k0) * NR * es;
-          for (int64_t p = p0; p < p1; ++p)
-            t.ukr(kc, Ab + (p * d.K + k0) * MR * es, bpan, tile + ((p - p0) * MR * ldt + (q - q0) * NR) * es, ldt,
-                  k0 > 0);
+          for (int64_t p = p0; p < p1; ++p) {
+            const char* apan = Ab + (p * d.K + k0) * MR * es;
+            if (direct && p < P_full && q < Q_full)
+              t.ukr(kc, apan, bpan, out + ((bt * d.M + p * MR) * d.N + q * NR) * es, d.N, k0 > 0);
+            else
+              t.ukr(kc, apan, bpan, tile + ((p - p0) * MR * ldt + (q - q0) * NR) * es, ldt, k0 > 0);
+          }
         }
       }
+      // The epilogue over what is in the tile buffer: everything, or for a
+      // direct tile only the partial micro-tiles at the M and N edges.
+      const int64_t m_direct = direct ? std::min(m1, P_full * MR) : m0;
+      const int64_t n_direct = direct ? std::max(n0, std::min(n1, Q_full * NR)) : n0;
       for (int64_t m = m0; m < m1; ++m) {
         int64_t lin = (bt * d.M + m) * d.N + n0;
-        eb[k.mm_acc] = reinterpret_cast<void*>(reinterpret_cast<uintptr_t>(tile) + static_cast<uintptr_t>(((m - m0) * ldt - lin) * es));
-        t.epi(&ea, lin, lin + (n1 - n0));
+        eb[k.mm_acc] = reinterpret_cast<void*>(reinterpret_cast<uintptr_t>(tile) +
+                                               static_cast<uintptr_t>(((m - m0) * ldt - lin) * es));
+        int64_t from = m < m_direct ? n_direct - n0 : 0;
+        if (from < n1 - n0) t.epi(&ea, lin + from, lin + (n1 - n0));
       }
     }
   };
-  if (total == 1 || d.M * d.N * std::max<int64_t>(d.K, 1) < (1 << 17)) {
+  if (total == 1 || serial) {
     run_tiles(0, total);
   } else {
     tbb::parallel_for(tbb::blocked_range<int64_t>(0, total, 1),
                       [&](const tbb::blocked_range<int64_t>& r) { run_tiles(r.begin(), r.end()); });
   }
   if (profile)
-    std::fprintf(stderr, "[lt] matmul %ldx%ldx%ldx%ld pack A %.3f ms pack %.3f ms tiles %.3f ms (%ld tiles of %ldx%ld)\n", (long)d.B,
-                 (long)d.M, (long)d.N, (long)d.K, std::chrono::duration<double, std::milli>(t_pa - t_start).count(),
-                 std::chrono::duration<double, std::milli>(t_packed - t_start).count(),
+    std::fprintf(stderr, "[lt] matmul %ldx%ldx%ldx%ld pack %.3f ms tiles %.3f ms (%ld tiles of %ldx%ld)\n", (long)d.B,
+                 (long)d.M, (long)d.N, (long)d.K, std::chrono::duration<double, std::milli>(t_packed - t_start).count(),
                  std::chrono::duration<double, std::milli>(now() - t_packed).count(), (long)total, (long)mc, (long)nc);
   if (err.code != 0) {
     Op op = static_cast<Op>(err.code - 1);

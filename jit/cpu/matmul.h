@@ -18,6 +18,8 @@
 // tiles of MC x NC on TBB threads: for each KC block of k, for each NR panel,
 // for each MR panel, one micro-kernel call into a per-thread tile buffer; after
 // the last block the epilogue runs on the tile rows while they are in cache.
+// A plain matmul (the epilogue only stores the product) accumulates its full
+// micro-tiles in the output instead; only the edges go through the tile buffer.
 #pragma once
 
 #include <functional>

@@ -29,11 +29,26 @@ BOOST_AUTO_TEST_CASE(ops_record_nodes_and_compute_nothing_before_sync) {
   BOOST_TEST(v[0] == std::exp(1.0f) * 2 + 10, boost::test_tools::tolerance(1e-5f));
 }
 
+BOOST_AUTO_TEST_CASE(a_tensor_scalar_op_records_one_scalar_and_the_op) {
+  // Nodes per op are the Python per-op cost (docs/performance-python.md): the
+  // number is one Scalar node in the op's dtype, a rank-0 operand (no Expand).
+  Tensor x = Tensor::from_vector<float>({1, 2, 3, 4}, {2, 2});
+  int64_t recorded = counter_value("nodes_recorded");
+  Tensor y = x * 1.5;
+  BOOST_TEST(counter_value("nodes_recorded") - recorded == 2);
+  const NodePtr& s = y.node()->inputs[1];
+  BOOST_TEST((s->op == Op::Scalar && s->dtype == DType::Float32 && s->shape.empty()));
+  recorded = counter_value("nodes_recorded");
+  Tensor r = relu(y);  // where(y <= 0, 0, y) with one shared zero
+  BOOST_TEST(counter_value("nodes_recorded") - recorded == 3);
+  BOOST_TEST((r.to_vector<float>() == std::vector<float>{1.5f, 3, 4.5f, 6}));
+}
+
 BOOST_AUTO_TEST_CASE(a_sync_evaluates_each_shared_node_once) {
   runtime::set_backend("reference");
   Tensor x = Tensor::from_vector<double>({1, 2, 3}, {3});
   Tensor shared = exp(x);  // 1 node
-  Tensor a = shared + 1.0;  // add (scalar folds into an expand + add)
+  Tensor a = shared + 1.0;  // add (the scalar is a rank-0 operand: no expand)
   Tensor b = shared * 2.0;
   int64_t computed = 0;  // computed nodes in the trace of {a, b}
   for (const TraceNode& n : capture_trace({a.node(), b.node()}).trace.nodes)
@@ -41,7 +56,7 @@ BOOST_AUTO_TEST_CASE(a_sync_evaluates_each_shared_node_once) {
   int64_t before = counter_value("nodes_evaluated");
   sync({a, b});
   BOOST_TEST(counter_value("nodes_evaluated") - before == computed);
-  BOOST_TEST(computed == 5);  // exp; per output: the expand of the scalar, and the op
+  BOOST_TEST(computed == 3);  // exp; per output: the op (scalars are parameters, not computed)
   before = counter_value("nodes_evaluated");
   sync({a, b});
   BOOST_TEST(counter_value("nodes_evaluated") == before);  // nothing pending any more
@@ -57,7 +72,7 @@ BOOST_AUTO_TEST_CASE(syncing_a_subset_materialises_intermediates_other_tensors_s
   BOOST_TEST(t.is_materialized());  // shared with u, so computed once and kept
   int64_t before = counter_value("nodes_evaluated");
   sync(u);
-  BOOST_TEST(counter_value("nodes_evaluated") - before == 2);  // expand + add; exp is not recomputed
+  BOOST_TEST(counter_value("nodes_evaluated") - before == 1);  // the add; exp is not recomputed
   BOOST_TEST(u.to_vector<double>()[2] == std::exp(3.0) + 1.0, boost::test_tools::tolerance(1e-12));
 }
 

@@ -85,7 +85,7 @@ BOOST_AUTO_TEST_CASE(printed_form_is_readable) {
                    {x, node(Op::Expand, DType::Float32, {4, 3}, {},
                             {node(Op::Reshape, DType::Float32, {1, 1}, {}, {scalar(0.5, DType::Float32)})})});
   CapturedTrace ct = capture_trace({y});
-  std::string want = "lazytensor-trace v1\nhash " + ct.trace.hash.hex() +
+  std::string want = "lazytensor-trace v2\nhash " + ct.trace.hash.hex() +
                      "\n"
                      "%0 = input f32[4, 3] param=0\n"
                      "%1 = scalar f32[] attrs=[0] value=0.5\n"
@@ -94,6 +94,30 @@ BOOST_AUTO_TEST_CASE(printed_form_is_readable) {
                      "%4 = add f32[4, 3] %0, %3\n"
                      "outputs %4\n";
   BOOST_TEST(print_trace(ct.trace) == want);
+}
+
+BOOST_AUTO_TEST_CASE(a_scalar_operand_of_an_elementwise_op_prints_parses_and_runs) {
+  // v2: the builder hands a Scalar to elementwise ops as a rank-0 operand.
+  NodePtr x = input(DType::Float32, {2, 2}, {1, 2, 3, 4});
+  NodePtr s = make_scalar(ScalarValue::of(0.5, DType::Float32), DType::Float32, true);
+  NodePtr y = node(Op::Where, DType::Float32, {2, 2}, {},
+                   {node(Op::Gt, DType::Bool, {2, 2}, {}, {x, scalar(2.5, DType::Float32)}), s,
+                    node(Op::Mul, DType::Float32, {2, 2}, {}, {s, x})});
+  CapturedTrace ct = capture_trace({y});
+  std::string text = print_trace(ct.trace);
+  BOOST_TEST(contains(text, "scalar f32[] attrs=[1] value=0.5\n"));
+  BOOST_TEST(contains(text, "= mul f32[2, 2] %"));
+  BOOST_TEST(!contains(text, "expand"));
+  Trace parsed = parse_trace(text);
+  BOOST_TEST((parsed.hash == ct.trace.hash));
+  BOOST_TEST(print_trace(parsed) == text);
+  parsed.params = ct.trace.params;
+  BOOST_TEST((values(evaluate_reference(parsed)[0]) == std::vector<double>{0.5, 1, 0.5, 0.5}));
+}
+
+BOOST_AUTO_TEST_CASE(a_v1_trace_still_parses) {
+  Trace t = parse_trace("lazytensor-trace v1\n%0 = input f64[2] param=0\n%1 = neg f64[2] %0\noutputs %1\n");
+  BOOST_TEST(t.nodes.size() == 2u);
 }
 
 BOOST_AUTO_TEST_CASE(scalar_values_round_trip_bit_for_bit) {
@@ -176,7 +200,7 @@ BOOST_AUTO_TEST_CASE(parse_errors_name_the_line_and_what_was_expected) {
   BOOST_TEST((contains(e, "line 3") && contains(e, "expected")));
   e = expect_parse_error(head);
   BOOST_TEST((contains(e, "line 3") && contains(e, "outputs")));
-  e = expect_parse_error("lazytensor-trace v2\n");
+  e = expect_parse_error("lazytensor-trace v3\n");
   BOOST_TEST((contains(e, "line 1") && contains(e, "header")));
   e = expect_parse_error(head + "%2 = neg f32[2] %0\noutputs %2\n");
   BOOST_TEST((contains(e, "line 3") && contains(e, "%1")));
