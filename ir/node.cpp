@@ -58,15 +58,8 @@ class NodeHasher {
   Hash128 finish() const { return {fmix(a_ ^ rotl(b_, 17)), fmix(b_ + rotl(a_, 41) + 0x165667B19E3779F9ull)}; }
 
  private:
-  static uint64_t rotl(uint64_t x, int r) { return (x << r) | (x >> (64 - r)); }
-  static uint64_t fmix(uint64_t k) {  // murmur3 fmix64
-    k ^= k >> 33;
-    k *= 0xff51afd7ed558ccdull;
-    k ^= k >> 33;
-    k *= 0xc4ceb9fe1a85ec53ull;
-    k ^= k >> 33;
-    return k;
-  }
+  static uint64_t rotl(uint64_t x, int r) { return rotl64(x, r); }
+  static uint64_t fmix(uint64_t k) { return fmix64(k); }
   uint64_t a_ = 0x243F6A8885A308D3ull;
   uint64_t b_ = 0x13198A2E03707344ull;
 };
