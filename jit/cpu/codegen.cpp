@@ -5,10 +5,8 @@
 // never binds one buffer to two arguments), so after inlining the loop
 // vectoriser needs no runtime alias checks. Reductions accumulate in allocas
 // that mem2reg turns into loop phis; float sums are `reassoc` so the
-// vectoriser may keep several vector accumulators; float32 products and
-// cumsums accumulate in double, as the reference evaluator does, and float32
-// sums in float32 within blocks of kSumBlock elements, in double across them
-// (reduce_loop).
+// vectoriser may keep several vector accumulators; float32 sums and products
+// accumulate in double, as the reference evaluator does.
 //
 // Streaming stores. A store normally pays a read-for-ownership: the line is
 // read from memory before it is overwritten, so an elementwise kernel that
@@ -117,14 +115,8 @@ class Codegen {
   struct Acc {
     llvm::AllocaInst* value = nullptr;
     llvm::AllocaInst* index = nullptr;
-    llvm::AllocaInst* block = nullptr;  ///< float32 sum of the current block (reduce_loop), else null
     DType acc_type;
   };
-  // Runs `body`(iv) over [begin, end) for a loop that updates `reduces`;
-  // float32 sums add in float32 within blocks of kSumBlock elements and in
-  // double across blocks.
-  void reduce_loop(Value* begin, Value* end, const std::vector<int32_t>& reduces,
-                   const std::function<void(Value*)>& body);
   DType acc_type(const KOp& o) const;
   void init_acc(int32_t id);
   void update_acc(int32_t id, Value* x, Value* inner_index, bool raw = false);
@@ -404,16 +396,10 @@ void Codegen::update_acc(int32_t id, Value* x, Value* inner_index, bool raw) {
     b_.CreateStore(b_.CreateSelect(better, inner_index, b_.CreateLoad(b_.getInt64Ty(), a.index)), a.index);
     return;
   }
-  llvm::FastMathFlags fmf;
-  fmf.setAllowReassoc();
-  if (a.block && !raw) {
-    Value* sum = b_.CreateFAdd(b_.CreateLoad(b_.getFloatTy(), a.block), x);
-    llvm::cast<llvm::Instruction>(sum)->setFastMathFlags(fmf);
-    b_.CreateStore(sum, a.block);
-    return;
-  }
   if (!raw) x = cast(x, in_t, a.acc_type);
   Value* r;
+  llvm::FastMathFlags fmf;
+  fmf.setAllowReassoc();
   switch (o.op) {
     case Op::ReduceSum:
       if (fp) {
@@ -780,49 +766,6 @@ void Codegen::gen_elementwise(Value* begin, Value* end) {
   }
 }
 
-// Float32 sums used to accumulate in double throughout, as the reference
-// does: two conversions and two double adds per 8 elements cost softmax
-// about a third of its CPU time. Within a block of kSumBlock elements the
-// vectorised loop keeps 32 float32 lanes of 16 terms each, then a 5-level
-// tree: ~21 roundings, a relative error of ~1.3e-6 of the block's sum of
-// |x| at worst, and the blocks add in double, so the total stays well inside
-// the 2e-5 float32 tolerance (docs/cpu-jit.md).
-constexpr int64_t kSumBlock = 512;
-
-void Codegen::reduce_loop(Value* begin, Value* end, const std::vector<int32_t>& reduces,
-                          const std::function<void(Value*)>& body) {
-  std::vector<int32_t> blocked;
-  for (int32_t id : reduces) {
-    const KOp& o = k_.ops[id];
-    if (o.op == Op::ReduceSum && o.dtype == DType::Float32 && k_.ops[o.inputs[0]].dtype == DType::Float32)
-      blocked.push_back(id);
-  }
-  if (blocked.empty()) {
-    Loop l = begin_loop(begin, end, "inner");
-    body(l.iv);
-    end_loop(l, reduces.empty() ? 0 : 4);
-    return;
-  }
-  Value* nblocks = b_.CreateUDiv(b_.CreateAdd(b_.CreateSub(end, begin), i64(kSumBlock - 1)), i64(kSumBlock));
-  Loop blk = begin_loop(i64(0), nblocks, "block");
-  Value* lo = b_.CreateAdd(begin, b_.CreateMul(blk.iv, i64(kSumBlock)));
-  Value* hi = b_.CreateBinaryIntrinsic(llvm::Intrinsic::smin, b_.CreateAdd(lo, i64(kSumBlock)), end);
-  for (int32_t id : blocked) {
-    if (!acc_[id].block) acc_[id].block = entry_alloca(b_.getFloatTy());
-    b_.CreateStore(llvm::ConstantFP::get(b_.getFloatTy(), 0.0), acc_[id].block);
-  }
-  Loop l = begin_loop(lo, hi, "inner");
-  body(l.iv);
-  end_loop(l, 4);
-  for (int32_t id : blocked) {
-    Acc& a = acc_[id];
-    Value* part = b_.CreateFPExt(b_.CreateLoad(b_.getFloatTy(), a.block), b_.getDoubleTy());
-    b_.CreateStore(b_.CreateFAdd(b_.CreateLoad(b_.getDoubleTy(), a.value), part), a.value);
-  }
-  end_loop(blk);
-  for (int32_t id : blocked) acc_[id].block = nullptr;
-}
-
 void Codegen::gen_rows(Value* begin, Value* end) {
   size_t r = k_.domain.size(), outer = static_cast<size_t>(k_.outer_rank);
   int64_t inner = k_.inner_size();
@@ -861,29 +804,29 @@ void Codegen::gen_rows(Value* begin, Value* end) {
     for (int32_t id : reduces) init_acc(id);
     for (int32_t id : roots)
       if (k_.ops[id].code == KOpCode::Scan) init_acc(id);
+    Loop l = begin_loop(i64(0), i64(inner), "inner");
+    if (r > outer) set_coords_from(l.iv, outer, r);
+    std::fill(elem_.begin(), elem_.end(), nullptr);
     auto stash_slot = [&](const Stash& st) {
       return b_.CreateGEP(mtype(k_.buffers[st.buffer].dtype), bufs_[st.buffer], get(st.offset));
     };
-    reduce_loop(i64(0), i64(inner), reduces, [&](Value* iv) {
-      if (r > outer) set_coords_from(iv, outer, r);
-      std::fill(elem_.begin(), elem_.end(), nullptr);
-      for (const Stash& st : stashes)
-        if (st.to == p) elem_[st.value] = b_.CreateLoad(vtype(k_.ops[st.value].dtype), stash_slot(st));
-      for (int32_t id : reduces) update_acc(id, get(k_.ops[id].inputs[0]), iv);
-      for (int32_t id : roots) {
-        const KOp& o = k_.ops[id];
-        if (o.code != KOpCode::Scan) continue;
-        Acc& a = acc_[id];
-        Value* x = cast(get(o.inputs[0]), k_.ops[o.inputs[0]].dtype, a.acc_type);
-        Value* cur = b_.CreateLoad(vtype(a.acc_type), a.value);
-        Value* s = is_floating(a.acc_type) ? b_.CreateFAdd(cur, x) : b_.CreateAdd(cur, x);
-        b_.CreateStore(s, a.value);
-        elem_[id] = cast(s, a.acc_type, o.dtype);
-      }
-      for (int32_t id : roots) get(id);
-      for (const Stash& st : stashes)
-        if (st.from == p) b_.CreateStore(get(st.value), stash_slot(st));
-    });
+    for (const Stash& st : stashes)
+      if (st.to == p) elem_[st.value] = b_.CreateLoad(vtype(k_.ops[st.value].dtype), stash_slot(st));
+    for (int32_t id : reduces) update_acc(id, get(k_.ops[id].inputs[0]), l.iv);
+    for (int32_t id : roots) {
+      const KOp& o = k_.ops[id];
+      if (o.code != KOpCode::Scan) continue;
+      Acc& a = acc_[id];
+      Value* x = cast(get(o.inputs[0]), k_.ops[o.inputs[0]].dtype, a.acc_type);
+      Value* cur = b_.CreateLoad(vtype(a.acc_type), a.value);
+      Value* s = is_floating(a.acc_type) ? b_.CreateFAdd(cur, x) : b_.CreateAdd(cur, x);
+      b_.CreateStore(s, a.value);
+      elem_[id] = cast(s, a.acc_type, o.dtype);
+    }
+    for (int32_t id : roots) get(id);
+    for (const Stash& st : stashes)
+      if (st.from == p) b_.CreateStore(get(st.value), stash_slot(st));
+    end_loop(l, reduces.empty() ? 0 : 4);
     for (int32_t id : reduces) row_[id] = finish_acc(id);
   }
   for (size_t id = 0; id < k_.ops.size(); ++id) {
@@ -911,11 +854,11 @@ void Codegen::gen_split_part(Value* row, Value* begin, Value* end, Value* out) {
   std::vector<char> seen(k_.ops.size(), 0);
   for (int32_t id : reduces) collect_row_deps(k_.ops[id].inputs[0], seen);
   for (int32_t id : reduces) init_acc(id);
-  reduce_loop(begin, end, reduces, [&](Value* iv) {
-    if (r > outer) set_coords_from(iv, outer, r);
-    std::fill(elem_.begin(), elem_.end(), nullptr);
-    for (int32_t id : reduces) update_acc(id, get(k_.ops[id].inputs[0]), iv);
-  });
+  Loop l = begin_loop(begin, end, "inner");
+  if (r > outer) set_coords_from(l.iv, outer, r);
+  std::fill(elem_.begin(), elem_.end(), nullptr);
+  for (int32_t id : reduces) update_acc(id, get(k_.ops[id].inputs[0]), l.iv);
+  end_loop(l);
   for (size_t i = 0; i < reduces.size(); ++i) {
     Acc& a = acc_[reduces[i]];
     llvm::Type* t = vtype(a.acc_type);
