@@ -7,12 +7,14 @@ are computed at sync points: lazytensor.sync(), .item(), printing, .numpy().
 from . import _C
 from ._C import Tensor, dtype  # noqa: F401
 from ._C import bool, float32, float64, int32, int64, float, double, int, long  # noqa: F401,A004
-from ._C import (zeros, ones, empty, full, arange, linspace, eye, rand, randn, randint, from_numpy,  # noqa: F401
+from ._C import (zeros, ones, empty, full, arange, linspace, eye, from_numpy,  # noqa: F401
                  cat, stack, is_grad_enabled, initial_seed, promote_types, sync)
 from ._size import Size, device  # noqa: F401
 from . import _tensor
 from ._creation import (tensor, as_tensor, asarray, scalar_tensor, zeros_like, ones_like, empty_like,  # noqa: F401
-                        rand_like, randn_like, full_like, randint_like, randperm, normal, bernoulli, multinomial)
+                        rand_like, randn_like, full_like, randint_like, randperm, normal, bernoulli, multinomial,
+                        rand, randn, randint)
+from ._random import default_generator  # noqa: F401
 from ._functions import *  # noqa: F401,F403
 from ._functions import (no_grad, enable_grad, set_grad_enabled, inference_mode, manual_seed, seed,  # noqa: F401
                          Generator, where)
@@ -49,7 +51,7 @@ for _name in _exported:
 absolute = abs  # noqa: F821
 del _name
 
-from . import autograd, debug, nn, optim  # noqa: E402,F401
+from . import autograd, debug, nn, optim, utils  # noqa: E402,F401
 from .nn import functional as _nnf  # noqa: E402
 
 __version__ = "0.1.0"

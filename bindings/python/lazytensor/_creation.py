@@ -5,6 +5,7 @@ import numpy as np
 
 from . import _C
 from ._C import Tensor
+from ._random import _rng
 
 _np_for = {"bool": np.bool_, "int32": np.int32, "int64": np.int64, "float32": np.float32, "float64": np.float64}
 
@@ -117,28 +118,48 @@ def randint_like(input, low=0, high=None, dtype=None, device=None, requires_grad
 
 
 def randperm(n, dtype=None, device=None, requires_grad=False, generator=None):
-    seed, _ = _C._generator_state()
-    offset = _C._advance_generator(n)
+    with _rng(generator):
+        seed, _ = _C._generator_state()
+        offset = _C._advance_generator(n)
     perm = np.random.default_rng([seed & 0xFFFFFFFF, offset]).permutation(n)
     return tensor(perm, dtype=dtype or _C.int64)
 
 
+def _drawing(fn):
+    """`fn` (a core random function) with PyTorch's generator= keyword."""
+    def draw(*args, generator=None, **kwargs):
+        with _rng(generator):
+            return fn(*args, **kwargs)
+    draw.__name__ = draw.__qualname__ = fn.__name__
+    draw.__doc__ = fn.__doc__
+    return draw
+
+
+rand = _drawing(_C.rand)
+randn = _drawing(_C.randn)
+randint = _drawing(_C.randint)
+
+
 def normal(mean, std=1.0, size=None, generator=None, dtype=None):
-    if isinstance(mean, Tensor) or isinstance(std, Tensor):
-        shape = (mean if isinstance(mean, Tensor) else std).shape
-        return _C.randn(*shape) * std + mean
-    return _C.randn(*size, dtype=dtype) * std + mean
+    with _rng(generator):
+        if isinstance(mean, Tensor) or isinstance(std, Tensor):
+            shape = (mean if isinstance(mean, Tensor) else std).shape
+            return _C.randn(*shape) * std + mean
+        return _C.randn(*size, dtype=dtype) * std + mean
 
 
 def bernoulli(input, p=None, generator=None):
     prob = input if p is None else p
-    return (_C.rand(*input.shape, dtype=input.dtype) < prob).to(input.dtype)
+    with _rng(generator):
+        return (_C.rand(*input.shape, dtype=input.dtype) < prob).to(input.dtype)
 
 
 def multinomial(input, num_samples, replacement=False, generator=None):
     probs = _C._to_numpy(input).astype(np.float64)
-    seed, _ = _C._generator_state()
-    rng = np.random.default_rng([seed & 0xFFFFFFFF, _C._advance_generator(probs.size * num_samples)])
+    with _rng(generator):
+        seed, _ = _C._generator_state()
+        offset = _C._advance_generator(probs.size * num_samples)
+    rng = np.random.default_rng([seed & 0xFFFFFFFF, offset])
     rows = probs.reshape(-1, probs.shape[-1])
     out = [rng.choice(rows.shape[1], size=num_samples, replace=replacement, p=r / r.sum()) for r in rows]
     return tensor(np.array(out).reshape(probs.shape[:-1] + (num_samples,)), dtype=_C.int64)

@@ -175,46 +175,7 @@ def einsum(*args):
     raise NotImplementedError("einsum is not supported by lazytensor; use matmul / broadcasting")
 
 
-def manual_seed(seed):
-    _C.manual_seed(int(seed))
-    return Generator()
-
-
-def seed():
-    import random
-    s = random.getrandbits(63)
-    _C.manual_seed(s)
-    return s
-
-
-class Generator:
-    """The global generator (one Philox stream: seed and offset)."""
-
-    def __init__(self, device="cpu"):
-        pass
-
-    def manual_seed(self, seed):
-        _C.manual_seed(int(seed))
-        return self
-
-    def initial_seed(self):
-        return _C.initial_seed()
-
-    def get_state(self):
-        from ._creation import tensor
-        return tensor(list(_C._generator_state()), dtype=_C.int64)
-
-    def set_state(self, state):
-        s, o = state.tolist()
-        _C._set_generator_state(s, o)
-
-
-def get_rng_state():
-    return Generator().get_state()
-
-
-def set_rng_state(state):
-    Generator().set_state(state)
+from ._random import Generator, get_rng_state, manual_seed, seed, set_rng_state  # noqa: E402,F401
 
 
 # ---- grad mode ----

@@ -11,6 +11,7 @@ import numpy as np
 
 from . import _C
 from ._C import Tensor
+from ._random import _rng
 
 _print_opts = {"precision": 4, "threshold": 1000, "edgeitems": 3, "linewidth": 80, "sci_mode": None}
 
@@ -221,15 +222,18 @@ def _lerp(self, end, weight):
 
 
 def _uniform_(self, a=0.0, b=1.0, generator=None):
-    return self._uniform_(float(a), float(b))
+    with _rng(generator):
+        return self._uniform_(float(a), float(b))
 
 
 def _normal_(self, mean=0.0, std=1.0, generator=None):
-    return self._normal_(float(mean), float(std))
+    with _rng(generator):
+        return self._normal_(float(mean), float(std))
 
 
 def _bernoulli_(self, p=0.5, generator=None):
-    r = _C.rand(*self.shape, dtype=_C.float32)
+    with _rng(generator):
+        r = _C.rand(*self.shape, dtype=_C.float32)
     return self.copy_(r < p)
 
 

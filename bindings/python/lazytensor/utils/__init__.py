@@ -1,0 +1,2 @@
+"""torch.utils: the data loading utilities (`lazytensor.utils.data`)."""
+from . import data  # noqa: F401
