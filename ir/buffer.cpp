@@ -101,7 +101,19 @@ Buffer::Buffer(DType dtype, int64_t numel) : numel_(numel), dtype_(dtype) {
   }
 }
 
-Buffer::~Buffer() { pool().give(data_, capacity_); }
+Buffer::Buffer(std::shared_ptr<const Buffer> base, int64_t offset, int64_t numel)
+    : capacity_(0), numel_(numel), dtype_(base->dtype_) {
+  if (offset < 0 || numel < 0 || offset > base->numel_ - numel) {
+    fail(ErrorKind::Runtime, "Buffer: a view of elements [", offset, ", ", offset + numel, ") of a buffer of ",
+         base->numel_, " elements");
+  }
+  data_ = static_cast<char*>(const_cast<void*>(base->data_)) + static_cast<size_t>(offset) * dtype_size(dtype_);
+  base_ = base->base_ ? base->base_ : std::move(base);  // a view of a view shares the owner
+}
+
+Buffer::~Buffer() {
+  if (!base_) pool().give(data_, capacity_);
+}
 
 AllocatorStats allocator_stats() {
   std::lock_guard<std::mutex> lock(pool().mu);

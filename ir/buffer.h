@@ -19,6 +19,9 @@ namespace lt {
 class Buffer {
  public:
   Buffer(DType dtype, int64_t numel);  ///< uninitialised; throws lt::Error when the allocation fails
+  /// A view of `numel` elements of `base` from element `offset` on: no allocation, and `base`'s memory
+  /// lives as long as the view (buffers are never written after they are filled, so sharing is safe).
+  Buffer(std::shared_ptr<const Buffer> base, int64_t offset, int64_t numel);
   ~Buffer();
   Buffer(const Buffer&) = delete;
   Buffer& operator=(const Buffer&) = delete;
@@ -35,9 +38,10 @@ class Buffer {
 
  private:
   void* data_;
-  size_t capacity_;
+  size_t capacity_;  ///< 0 for a view
   int64_t numel_;
   DType dtype_;
+  std::shared_ptr<const Buffer> base_;  ///< the owner of the memory, for a view
 };
 
 using BufferPtr = std::shared_ptr<Buffer>;

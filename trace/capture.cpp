@@ -52,6 +52,31 @@ Hash128 finish_hash(StableHasher h, absl::Span<const int32_t> outputs) {
   return h.finish();
 }
 
+// The buffer a Slice of materialised data reads when its elements are one
+// contiguous run of that data: right of the first dim it takes partly, every
+// dim is taken whole; left of it, every dim has size 1. Null otherwise (and
+// for an empty slice). The view's offset is not part of the trace.
+BufferPtr contiguous_view(const Node& n) {
+  const Node& x = *n.inputs[0];
+  if (!x.is_materialized()) return nullptr;
+  int64_t numel = n.numel();
+  if (numel == 0) return nullptr;
+  int64_t offset = 0, stride = 1;
+  bool whole = true;  // every dim right of this one is taken whole
+  for (size_t k = n.shape.size(); k-- > 0;) {
+    int64_t start = n.attrs[2 * k], step = n.attrs[2 * k + 1], in = x.shape[k], out = n.shape[k];
+    if (!whole && out != 1) return nullptr;
+    if (whole && out != in) {
+      whole = false;
+      if (out > 1 && step != 1) return nullptr;
+    }
+    offset += start * stride;
+    stride *= in;
+  }
+  if (x.buffer->numel() != stride) return nullptr;
+  return std::make_shared<Buffer>(x.buffer, offset, numel);
+}
+
 }  // namespace
 
 TraceCapture::TraceCapture(absl::Span<const NodePtr> roots) : lock_(capture_mutex()), epoch_(++g_epoch) {
@@ -71,6 +96,13 @@ TraceCapture::TraceCapture(absl::Span<const NodePtr> roots) : lock_(capture_mute
       n->capture_index = emit_leaf(n);
       n->capture_epoch = epoch_;
       return true;
+    }
+    if (n->op == Op::Slice) {
+      if (BufferPtr view = contiguous_view(*n)) {
+        n->capture_index = emit_input(n, std::move(view));
+        n->capture_epoch = epoch_;
+        return true;
+      }
     }
     stack.push_back({n, 0});
     return false;
@@ -95,17 +127,20 @@ TraceCapture::TraceCapture(absl::Span<const NodePtr> roots) : lock_(capture_mute
   t_last_inputs = inputs_.size();
 }
 
-int32_t TraceCapture::emit_leaf(Node* n) {
+int32_t TraceCapture::emit_input(Node* n, BufferPtr buffer) {
   int32_t id = static_cast<int32_t>(entries_.size());
-  if (n->is_materialized()) {
-    auto [it, fresh] = by_buffer_.try_emplace(n->buffer.get(), id);
-    if (!fresh) return it->second;
-    int32_t param = static_cast<int32_t>(params_.size());
-    params_.push_back(n->buffer);
-    entries_.push_back({n, Op::Input, param, 0});
-    hash_node(hash_, Op::Input, n->dtype, n->shape, {}, {}, param);
-    return id;
-  }
+  auto [it, fresh] = by_buffer_.try_emplace(buffer.get(), id);
+  if (!fresh) return it->second;
+  int32_t param = static_cast<int32_t>(params_.size());
+  params_.push_back(std::move(buffer));
+  entries_.push_back({n, Op::Input, param, 0});
+  hash_node(hash_, Op::Input, n->dtype, n->shape, {}, {}, param);
+  return id;
+}
+
+int32_t TraceCapture::emit_leaf(Node* n) {
+  if (n->is_materialized()) return emit_input(n, n->buffer);
+  int32_t id = static_cast<int32_t>(entries_.size());
   // A Scalar node.
   int32_t slot = static_cast<int32_t>(scalars_.size());
   scalars_.push_back(n->scalar);

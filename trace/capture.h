@@ -5,7 +5,10 @@
 // values or allocation order. Materialised nodes (inputs and realised values)
 // become Input nodes numbered by first use and de-duplicated by buffer, so two
 // uses of one buffer are one parameter (the aliasing pattern is structure).
-// Scalar nodes become runtime scalars. The trace hash is computed here.
+// Scalar nodes become runtime scalars. A slice of materialised data that is
+// one contiguous run of it (rows i..j, x[i]) becomes an Input viewing that run,
+// so the trace does not depend on where the slice starts: a loop over batches
+// x[i:i+b] is one trace. The trace hash is computed here.
 //
 // Capture is on the hot path of every sync (a cache hit still captures), so
 // it hashes each node as it is numbered and keeps its visit marks in the nodes
@@ -64,6 +67,7 @@ class TraceCapture {
     int32_t first_input;  ///< into inputs_
   };
   int32_t emit_leaf(Node* n);
+  int32_t emit_input(Node* n, BufferPtr buffer);
   int32_t emit_node(Node* n);
 
   std::unique_lock<std::mutex> lock_;

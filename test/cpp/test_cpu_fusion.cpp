@@ -7,6 +7,8 @@
 #include <chrono>
 
 #include "jit_test_util.h"
+#include "lazy/lazytensor.h"
+#include "lazy/runtime.h"
 
 using namespace lt;
 using namespace lt::test;
@@ -158,4 +160,78 @@ BOOST_AUTO_TEST_CASE(kernels_compile_fast) {
   BOOST_TEST_MESSAGE("median compile " << median << " ms over " << ms.size() << " kernels; max " << ms.back());
   std::printf("median kernel compile: %.2f ms (n=%zu, max %.2f)\n", median, ms.size(), ms.back());
   BOOST_TEST(median <= 60.0);
+}
+
+// ---- contiguous slices of data are inputs (trace/capture.cpp; the hash side is in test_lazy) ----
+
+static std::vector<float> iota_values(int n) {
+  std::vector<float> v(n);
+  for (int i = 0; i < n; ++i) v[i] = static_cast<float>(i);
+  return v;
+}
+
+BOOST_AUTO_TEST_CASE(slices_of_data_compute_the_right_values_on_every_backend) {
+  std::string old = runtime::backend_name();
+  for (const char* backend : {"reference", "cpu"}) {
+    runtime::set_backend(backend);
+    Tensor x = Tensor::from_vector<float>(iota_values(24), {2, 4, 3});  // x[i][j][k] = 12i + 3j + k
+    auto at = [](int i, int j, int k) { return static_cast<float>(12 * i + 3 * j + k); };
+    for (int i = 0; i < 2; ++i) {
+      for (int j = 0; j < 3; ++j) {
+        std::vector<float> rows = (slice(select(x, 0, i), 0, j, j + 2) * 2.0).to_vector<float>();  // a run
+        std::vector<float> block = (narrow(x, 0, i, 1) + 0.5).to_vector<float>();                  // a run
+        std::vector<float> cols = (narrow(x, 1, j, 2) * 1.0).to_vector<float>();  // not a run: [2, 2, 3]
+        std::vector<float> one = (select(select(x, 0, i), 0, j) - 1.0).to_vector<float>();          // a run
+        BOOST_TEST_REQUIRE(rows.size() == 6u);
+        BOOST_TEST_REQUIRE(block.size() == 12u);
+        BOOST_TEST_REQUIRE(cols.size() == 12u);
+        BOOST_TEST_REQUIRE(one.size() == 3u);
+        for (int k = 0; k < 3; ++k) {
+          BOOST_TEST(rows[k] == 2 * at(i, j, k));
+          BOOST_TEST(rows[3 + k] == 2 * at(i, j + 1, k));
+          BOOST_TEST(one[k] == at(i, j, k) - 1);
+          for (int r = 0; r < 4; ++r) BOOST_TEST(block[r * 3 + k] == at(i, r, k) + 0.5f);
+          for (int b = 0; b < 2; ++b)
+            for (int r = 0; r < 2; ++r) BOOST_TEST(cols[(b * 2 + r) * 3 + k] == at(b, j + r, k));
+        }
+      }
+    }
+  }
+  runtime::set_backend(old);
+}
+
+BOOST_AUTO_TEST_CASE(a_synced_slice_of_data_is_a_view_that_keeps_the_data_alive) {
+  runtime::set_backend("cpu");
+  Tensor x = Tensor::from_vector<float>(iota_values(24), {8, 3});
+  Tensor rows = narrow(x, 0, 5, 2);
+  int64_t launched = counter_value("kernels_launched");
+  sync(rows);
+  BOOST_TEST(counter_value("kernels_launched") == launched);  // nothing to compute: it views x's buffer
+  x = Tensor();                                               // the view keeps the memory
+  std::vector<float> v = (rows * 1.0).to_vector<float>();
+  BOOST_TEST_REQUIRE(v.size() == 6u);
+  for (int e = 0; e < 6; ++e) BOOST_TEST(v[e] == 15.0f + e);
+}
+
+BOOST_AUTO_TEST_CASE(a_loop_over_batches_compiles_once) {
+  runtime::set_backend("cpu");
+  Tensor x = Tensor::from_vector<float>(iota_values(64 * 4), {64, 4});
+  Tensor w = Tensor::from_vector<float>({1, -1, 2, 0.5}, {4, 1});
+  int64_t compiled_after_first = 0, hits_before = 0;
+  for (int i = 0; i < 64; i += 8) {
+    Tensor loss = relu(matmul(narrow(x, 0, i, 8), w) - 3.0).mean();
+    float got = loss.item<float>();
+    double want = 0;
+    for (int r = i; r < i + 8; ++r) {
+      double s = 4.0 * r * 1 - (4.0 * r + 1) + 2 * (4.0 * r + 2) + 0.5 * (4.0 * r + 3) - 3.0;
+      want += s > 0 ? s : 0;
+    }
+    BOOST_TEST(got == want / 8, boost::test_tools::tolerance(1e-5));
+    if (i == 0) {
+      compiled_after_first = counter_value("kernels_compiled");
+      hits_before = counter_value("trace_cache_hits");
+    }
+  }
+  BOOST_TEST(counter_value("kernels_compiled") == compiled_after_first);
+  BOOST_TEST(counter_value("trace_cache_hits") - hits_before == 7);
 }

@@ -220,3 +220,24 @@ BOOST_AUTO_TEST_CASE(an_index_out_of_range_raises_at_sync_and_loses_nothing) {
   BOOST_TEST(other.to_vector<float>()[3] == 12.0f);
   BOOST_CHECK_THROW(bad.to_vector<float>(), Error);  // still raises, never a wrong value
 }
+
+// ---- contiguous slices of data are inputs ----
+
+static std::vector<float> iota_values(int n) {
+  std::vector<float> v(n);
+  for (int i = 0; i < n; ++i) v[i] = static_cast<float>(i);
+  return v;
+}
+
+BOOST_AUTO_TEST_CASE(a_contiguous_slice_of_data_is_one_trace_whatever_its_offset) {
+  // A loop over batches x[i:i+b] (or samples x[i]) must not capture a new
+  // trace, and compile new kernels, for every i.
+  Tensor x = Tensor::from_vector<float>(iota_values(24), {8, 3});
+  Hash128 h = hash_of(narrow(x, 0, 0, 2) * 2.0);
+  for (int i = 1; i <= 6; ++i) BOOST_TEST(hash_of(narrow(x, 0, i, 2) * 2.0) == h);
+  BOOST_TEST(hash_of(select(x, 0, 5) + 1.0) == hash_of(select(x, 0, 2) + 1.0));
+  BOOST_TEST(hash_of(narrow(x, 0, 0, 2) * 2.0) != hash_of(narrow(x, 0, 0, 3) * 2.0));  // the size still counts
+  // Not one run of the data (a column, every other row): the start stays in the trace.
+  BOOST_TEST(hash_of(narrow(x, 1, 0, 1) * 2.0) != hash_of(narrow(x, 1, 1, 1) * 2.0));
+  BOOST_TEST(hash_of(slice(x, 0, 0, 4, 2) * 2.0) != hash_of(slice(x, 0, 1, 5, 2) * 2.0));
+}
