@@ -68,6 +68,8 @@ struct Jit {
   std::unique_ptr<llvm::orc::LLJIT> lljit;
   std::string target;
   absl::flat_hash_map<std::string, KernelEntry> loaded;
+  std::mutex report_mu;       // guards session_error (ORC may report from any thread)
+  std::string session_error;  // the last error ORC reported (e.g. "Cannot allocate memory"), for our message
 
   Jit() {
     llvm::InitializeNativeTarget();
@@ -84,6 +86,13 @@ struct Jit {
     auto j = llvm::orc::LLJITBuilder().setJITTargetMachineBuilder(*jtmb).create();
     if (!j) fail(ErrorKind::Runtime, "cpu jit: ", llvm_error(j.takeError()));
     lljit = std::move(*j);
+    // Keep ORC's asynchronous errors for the exception the failed load raises,
+    // instead of ORC printing them to stderr on its own.
+    lljit->getExecutionSession().setErrorReporter([this](llvm::Error e) {
+      std::string msg = llvm_error(std::move(e));
+      std::lock_guard<std::mutex> lock(report_mu);
+      session_error = msg;
+    });
     auto gen = llvm::orc::DynamicLibrarySearchGenerator::GetForCurrentProcess(lljit->getDataLayout().getGlobalPrefix());
     if (!gen) fail(ErrorKind::Runtime, "cpu jit: ", llvm_error(gen.takeError()));
     lljit->getMainJITDylib().addGenerator(std::move(*gen));
@@ -277,9 +286,26 @@ KernelEntry load_kernel_entry(const ObjectCode& object) {
   auto it = j.loaded.find(object.symbol);
   if (it != j.loaded.end()) return it->second;
   auto mb = llvm::MemoryBuffer::getMemBufferCopy(llvm::StringRef(object.bytes.data(), object.bytes.size()), object.symbol);
-  if (auto e = j.lljit->addObjectFile(std::move(mb))) fail(ErrorKind::Runtime, "cpu jit: cannot load object: ", llvm_error(std::move(e)));
+  // Each object has its own tracker so that a failed load is removed again: a
+  // later load of the same kernel can then succeed instead of failing with a
+  // duplicate definition. Every loaded object stays mapped for the life of the
+  // process (a few memory mappings each): a process that loads ~20k kernels
+  // reaches vm.max_map_count and the kernel allocator fails (docs/cpu-jit.md).
+  llvm::orc::ResourceTrackerSP tracker = j.lljit->getMainJITDylib().createResourceTracker();
+  auto give_up = [&](const char* what, llvm::Error e) {
+    std::string why = llvm_error(std::move(e));
+    {
+      std::lock_guard<std::mutex> report(j.report_mu);
+      if (!j.session_error.empty()) why += cat(" (JIT session error: ", j.session_error, ")");
+      j.session_error.clear();
+    }
+    if (auto removed = tracker->remove()) llvm::consumeError(std::move(removed));
+    fail(ErrorKind::Runtime, "cpu jit: ", what, " ", object.symbol, ": ", why, "; this process has ", j.loaded.size(),
+         " kernel objects loaded (each holds a few memory mappings; see vm.max_map_count)");
+  };
+  if (auto e = j.lljit->addObjectFile(tracker, std::move(mb))) give_up("cannot load object", std::move(e));
   auto sym = j.lljit->lookup(object.symbol);
-  if (!sym) fail(ErrorKind::Runtime, "cpu jit: symbol ", object.symbol, " not found: ", llvm_error(sym.takeError()));
+  if (!sym) give_up("cannot link kernel", sym.takeError());
   KernelEntry entry;
   entry.fn = sym->toPtr<KernelFn>();
   // Split-reduction entries are optional: an object without them just has none.

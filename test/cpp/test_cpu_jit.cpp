@@ -277,3 +277,43 @@ BOOST_AUTO_TEST_CASE(streaming_store_kernels_accept_unaligned_buffers) {
   }
   std::free(store);
 }
+
+BOOST_AUTO_TEST_CASE(a_failed_kernel_load_is_undone_and_the_kernels_still_load) {
+  // An object that does not define the symbol it is loaded for (as a corrupt
+  // cache entry or a JIT out of mappings would fail): the load raises a clear
+  // error and is removed again, so neither kernel is left half-defined.
+  auto kernel_of = [](NodePtr y) {
+    Plan plan = schedule(capture_trace({y}).trace, fusion_policy("default"));
+    BOOST_REQUIRE_EQUAL(plan.kernels.size(), 1u);
+    return plan.kernels[0];
+  };
+  BufferPtr in = random_buffer(DType::Float32, 13, -3, 3, 95);
+  NodePtr x = make_input(in, {13});
+  Kernel ka = kernel_of(ops::add(ops::mul(x, x), x));
+  Kernel kb = kernel_of(ops::sub(x, ops::mul(x, ops::mul(x, x))));
+  cpu::ObjectCode a = cpu::compile_kernel_object(ka), b = cpu::compile_kernel_object(kb);
+  BOOST_REQUIRE(a.symbol != b.symbol);
+  cpu::ObjectCode forged{a.symbol, b.bytes};
+  std::string e;
+  try {
+    cpu::load_kernel_entry(forged);
+  } catch (const Error& err) {
+    e = err.what();
+  }
+  BOOST_TEST(e.find("cpu jit: cannot link kernel " + a.symbol) != std::string::npos, e);
+  BOOST_TEST(e.find("kernel objects loaded") != std::string::npos, e);
+  cpu::KernelFn fb = cpu::load_kernel_object(b);  // b's symbol was not left defined by the forged load
+  cpu::KernelFn fa = cpu::load_kernel_object(a);
+  BOOST_REQUIRE(fa && fb && fa != fb);
+  for (auto [k, fn, c] : {std::tuple{&ka, fa, 0}, std::tuple{&kb, fb, 1}}) {
+    std::vector<float> out(13, -1.0f);
+    void* bufs[2];
+    bufs[k->buffers[0].written ? 0 : 1] = out.data();
+    bufs[k->buffers[0].written ? 1 : 0] = in->data();
+    cpu::launch_kernel(*k, fn, bufs, nullptr);
+    for (int i = 0; i < 13; ++i) {
+      float v = in->as<float>()[i];
+      BOOST_TEST(out[i] == (c == 0 ? v * v + v : v - v * v * v), boost::test_tools::tolerance(1e-5f));
+    }
+  }
+}
