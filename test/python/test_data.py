@@ -67,35 +67,30 @@ def test_loader_batches_match_torch(name):
     assert len(LOADERS[name](lt)) == len(LOADERS[name](torch))
 
 
-class _Count(lt.utils.data.IterableDataset):
-    def __init__(self, n, m):
-        self.n, self.m = n, m
+def _counting(m):
+    """An IterableDataset of m (each DataLoader checks for its own class) yielding n small tensors."""
+    class Count(m.utils.data.IterableDataset):
+        def __init__(self, n):
+            self.n = n
 
-    def __iter__(self):
-        return iter([self.m.tensor([float(i), -i]) for i in range(self.n)])
+        def __iter__(self):
+            return iter([m.tensor([float(i), -i]) for i in range(self.n)])
 
-    def __len__(self):
-        return self.n
+        def __len__(self):
+            return self.n
+    return Count
 
 
-class _TorchCount(torch.utils.data.IterableDataset):
-    def __init__(self, n, m):
-        self.n, self.m = n, m
-
-    def __iter__(self):
-        return iter([self.m.tensor([float(i), -i]) for i in range(self.n)])
-
-    def __len__(self):
-        return self.n
+_Count, _TorchCount = _counting(lt), _counting(torch)
 
 
 @pytest.mark.parametrize("kw", [dict(batch_size=3), dict(batch_size=3, drop_last=True), dict(batch_size=None)])
 def test_iterable_dataset_matches_torch(kw):
-    got = list(lt.utils.data.DataLoader(_Count(7, lt), **kw))
-    want = list(torch.utils.data.DataLoader(_TorchCount(7, torch), **kw))
+    got = list(lt.utils.data.DataLoader(_Count(7), **kw))
+    want = list(torch.utils.data.DataLoader(_TorchCount(7), **kw))
     assert_same(got, want)
-    assert len(lt.utils.data.DataLoader(_Count(7, lt), **kw)) == len(
-        torch.utils.data.DataLoader(_TorchCount(7, torch), **kw))
+    assert len(lt.utils.data.DataLoader(_Count(7), **kw)) == len(
+        torch.utils.data.DataLoader(_TorchCount(7), **kw))
 
 
 def test_shuffle_is_a_permutation_per_epoch_and_reproducible():
@@ -173,7 +168,7 @@ BAD = {
     "negative workers": (lambda m: m.utils.data.DataLoader(list(range(4)), num_workers=-1), ValueError),
     "zero batch size": (lambda m: m.utils.data.DataLoader(list(range(4)), batch_size=0), ValueError),
     "shuffle an iterable dataset": (lambda m: m.utils.data.DataLoader(
-        (_Count if m is lt else _TorchCount)(3, m), shuffle=True), ValueError),
+        (_Count if m is lt else _TorchCount)(3), shuffle=True), ValueError),
     "replacement not bool": (lambda m: m.utils.data.RandomSampler([1, 2], replacement=1), TypeError),
     "tensor dataset size mismatch": (lambda m: m.utils.data.TensorDataset(m.ones(3), m.ones(4)), AssertionError),
     "ragged batch of lists": (lambda m: list(m.utils.data.DataLoader([[1, 2], [3]], batch_size=2)), RuntimeError),
