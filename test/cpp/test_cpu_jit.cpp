@@ -261,7 +261,10 @@ BOOST_AUTO_TEST_CASE(streaming_store_kernels_accept_unaligned_buffers) {
   const Kernel& k = plan.kernels[0];
   BOOST_REQUIRE_EQUAL(k.buffers.size(), 2u);
   cpu::KernelFn fn = cpu::load_kernel_object(cpu::compile_kernel_object(k));
-  auto* store = static_cast<float*>(std::aligned_alloc(64, (n + 64) * sizeof(float)));
+  // aligned_alloc wants a size that is a multiple of the alignment (ASan's allocator returns null otherwise)
+  size_t store_bytes = ((n + 64) * sizeof(float) + 63) & ~size_t{63};
+  auto* store = static_cast<float*>(std::aligned_alloc(64, store_bytes));
+  BOOST_REQUIRE(store != nullptr);
   const std::vector<double> w = values(want[0]);
   for (int shift : {0, 1, 3, 8}) {
     float* out = store + shift;
