@@ -5,7 +5,7 @@ import numpy as np
 
 from . import _C
 from ._C import Tensor
-from ._random import _rng
+from ._random import _numpy_rng, _rng
 
 _np_for = {"bool": np.bool_, "int32": np.int32, "int64": np.int64, "float32": np.float32, "float64": np.float64}
 
@@ -118,10 +118,7 @@ def randint_like(input, low=0, high=None, dtype=None, device=None, requires_grad
 
 
 def randperm(n, dtype=None, device=None, requires_grad=False, generator=None):
-    with _rng(generator):
-        seed, _ = _C._generator_state()
-        offset = _C._advance_generator(n)
-    perm = np.random.default_rng([seed & 0xFFFFFFFF, offset]).permutation(n)
+    perm = _numpy_rng(generator, n).permutation(n)
     return tensor(perm, dtype=dtype or _C.int64)
 
 
@@ -156,10 +153,7 @@ def bernoulli(input, p=None, generator=None):
 
 def multinomial(input, num_samples, replacement=False, generator=None):
     probs = _C._to_numpy(input).astype(np.float64)
-    with _rng(generator):
-        seed, _ = _C._generator_state()
-        offset = _C._advance_generator(probs.size * num_samples)
-    rng = np.random.default_rng([seed & 0xFFFFFFFF, offset])
+    rng = _numpy_rng(generator, probs.size * num_samples)
     rows = probs.reshape(-1, probs.shape[-1])
     out = [rng.choice(rows.shape[1], size=num_samples, replace=replacement, p=r / r.sum()) for r in rows]
     return tensor(np.array(out).reshape(probs.shape[:-1] + (num_samples,)), dtype=_C.int64)

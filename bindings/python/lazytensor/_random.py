@@ -16,6 +16,8 @@ threads that draw at the same time.
 import contextlib
 import random as _pyrandom
 
+import numpy as np
+
 from . import _C
 
 # torch.Generator's seed before any manual_seed (c10::default_rng_seed_val).
@@ -110,6 +112,15 @@ def _rng(generator):
     finally:
         generator._set(*_C._generator_state())
         _C._set_generator_state(*saved)
+
+
+def _numpy_rng(generator, count):
+    """A numpy generator for `count` draws from `generator`'s stream (None: the global one), which it
+    advances: for the random functions computed on the host (randperm, multinomial, samplers)."""
+    with _rng(generator):
+        seed, _ = _C._generator_state()
+        offset = _C._advance_generator(count)
+    return np.random.default_rng([seed & 0xFFFFFFFF, offset])
 
 
 def manual_seed(seed):

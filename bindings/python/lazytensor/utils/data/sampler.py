@@ -2,15 +2,7 @@
 import numpy as np
 
 from ... import _C
-from ..._random import Generator, _rng
-
-
-def _numpy_rng(generator, count):
-    """A numpy generator for `count` draws of `generator`'s stream (None: the global one), which it advances."""
-    with _rng(generator):
-        seed, _ = _C._generator_state()
-        offset = _C._advance_generator(max(int(count), 1))
-    return np.random.default_rng([seed & 0xFFFFFFFFFFFFFFFF, offset, 0x5A4D])
+from ..._random import Generator, _numpy_rng
 
 
 class Sampler:
