@@ -16,6 +16,7 @@
 #include "absl/container/flat_hash_map.h"
 #include "cache/debug.h"
 #include "cache/kernel_cache.h"
+#include "cache/trace_cache.h"
 #include "ir/counters.h"
 #include "ir/error.h"
 #include "jit/cpu/jit.h"
@@ -97,6 +98,19 @@ std::string dump_failed_kernel(const Kernel& k, const std::string& error) {
   return out ? path : "";
 }
 
+// Wall-clock compile time of the most recent kernels (cpu_compile_times_ms()).
+constexpr size_t kCompileLog = 4096;
+std::mutex compile_log_mu;
+std::vector<double> compile_log;  // a ring of kCompileLog
+size_t compile_log_next = 0;
+
+void record_compile_time(double ms) {
+  std::lock_guard<std::mutex> lock(compile_log_mu);
+  if (compile_log.size() < kCompileLog) compile_log.push_back(ms);
+  else compile_log[compile_log_next % kCompileLog] = ms;
+  ++compile_log_next;
+}
+
 struct Executable {
   std::shared_ptr<const Plan> plan;
   std::vector<cpu::KernelEntry> fns;
@@ -112,8 +126,8 @@ class CpuBackend final : public Backend {
   std::shared_ptr<const Executable> executable(const Trace& trace, const RunOptions& options, bool* hit, double* compile_ms,
                                                int* compiled);
   void clear() {
-    std::lock_guard<std::mutex> lock(mu_);
     traces_.clear();
+    std::lock_guard<std::mutex> lock(mu_);
     kernels_.clear();
   }
 
@@ -124,9 +138,19 @@ class CpuBackend final : public Backend {
                                 const std::vector<ScalarValue>& scalars, const Hash128& hash, bool hit, int compiled,
                                 double compile_ms);
 
-  std::mutex mu_;
-  absl::flat_hash_map<Hash128, std::shared_ptr<const Executable>> traces_;
-  absl::flat_hash_map<Hash128, cpu::KernelEntry> kernels_;
+  /// Remembers a loaded kernel without keeping it loaded (`fn.keep` is left empty).
+  void remember(const Hash128& key, const cpu::KernelEntry& fn);
+
+  TraceCache<Executable> traces_;
+  std::mutex mu_;  // guards kernels_
+  // Kernels by cache key, held weakly: the executables own them, so a kernel
+  // whose last trace was evicted is unloaded and comes back from disk.
+  struct KnownKernel {
+    cpu::KernelEntry fn;  // without `keep`
+    std::weak_ptr<const void> keep;
+  };
+  absl::flat_hash_map<Hash128, KnownKernel> kernels_;
+  size_t kernels_pruned_at_ = 64;
 };
 
 Hash128 trace_key(const Hash128& trace_hash, const FusionPolicy& policy) {
@@ -140,7 +164,11 @@ cpu::KernelEntry CpuBackend::kernel(const Kernel& k, double* compile_ms, int* co
   {
     std::lock_guard<std::mutex> lock(mu_);
     auto it = kernels_.find(key);
-    if (it != kernels_.end()) return it->second;
+    if (it != kernels_.end()) {
+      cpu::KernelEntry fn = it->second.fn;
+      if ((fn.keep = it->second.keep.lock())) return fn;
+      // Unloaded since: load it again below (from disk, or compile).
+    }
   }
   std::shared_ptr<KernelCache> disk = kernel_cache();
   std::string symbol = cpu::kernel_symbol(k);
@@ -149,8 +177,7 @@ cpu::KernelEntry CpuBackend::kernel(const Kernel& k, double* compile_ms, int* co
       cpu::KernelEntry fn = cpu::load_kernel_entry({symbol, std::move(*bytes)});
       if (debug_level() >= 2) std::fprintf(stderr, "[lt] loaded %s from %s\n", k.name.c_str(), disk->path_for(key).c_str());
       if (debug_level() >= 4) std::fprintf(stderr, "%s\n", cpu::kernel_llvm_ir(k).c_str());
-      std::lock_guard<std::mutex> lock(mu_);
-      kernels_.emplace(key, fn);
+      remember(key, fn);
       return fn;
     } catch (const Error& e) {
       disk->reject(key, e.what());  // intact on disk but unusable: rebuild it
@@ -169,6 +196,7 @@ cpu::KernelEntry CpuBackend::kernel(const Kernel& k, double* compile_ms, int* co
   }
   cpu::KernelEntry fn = cpu::load_kernel_entry(obj);
   double ms = ms_between(t0, Clock::now());
+  record_compile_time(ms);
   *compile_ms += ms;
   ++*compiled;
   counters::kernels_compiled.add();
@@ -177,30 +205,35 @@ cpu::KernelEntry CpuBackend::kernel(const Kernel& k, double* compile_ms, int* co
                  times.codegen_ms, times.optimize_ms, times.emit_ms, obj.bytes.size());
   if (debug_level() >= 4) std::fprintf(stderr, "%s\n", cpu::kernel_llvm_ir(k).c_str());
   disk->store(key, obj.bytes);  // failure is counted and logged; the kernel still runs from memory
-  std::lock_guard<std::mutex> lock(mu_);
-  kernels_.emplace(key, fn);
+  remember(key, fn);
   return fn;
+}
+
+void CpuBackend::remember(const Hash128& key, const cpu::KernelEntry& fn) {
+  KnownKernel known{fn, fn.keep};
+  known.fn.keep.reset();
+  std::lock_guard<std::mutex> lock(mu_);
+  kernels_.insert_or_assign(key, std::move(known));
+  if (kernels_.size() >= 2 * kernels_pruned_at_) {  // drop unloaded kernels now and then
+    absl::erase_if(kernels_, [](const auto& kv) { return kv.second.keep.expired(); });
+    kernels_pruned_at_ = std::max<size_t>(64, kernels_.size());
+  }
 }
 
 std::shared_ptr<const Executable> CpuBackend::executable(const Trace& trace, const RunOptions& options, bool* hit,
                                                          double* compile_ms, int* compiled) {
   const FusionPolicy& policy = fusion_policy(options.fusion);
   Hash128 key = trace_key(hash_of(trace), policy);
-  {
-    std::lock_guard<std::mutex> lock(mu_);
-    auto it = traces_.find(key);
-    if (it != traces_.end()) {
-      *hit = true;
-      return it->second;
-    }
+  if (std::shared_ptr<const Executable> cached = traces_.find(key)) {
+    *hit = true;
+    return cached;
   }
   *hit = false;
   auto exe = std::make_shared<Executable>();
   exe->plan = std::make_shared<const Plan>(schedule(trace, policy));
   if (debug_level() >= 3) std::fprintf(stderr, "[lt] %s", exe->plan->print().c_str());
   for (const Kernel& k : exe->plan->kernels) exe->fns.push_back(kernel(k, compile_ms, compiled));
-  std::lock_guard<std::mutex> lock(mu_);
-  return traces_.emplace(key, std::move(exe)).first->second;
+  return traces_.insert(key, std::move(exe));
 }
 
 std::vector<BufferPtr> CpuBackend::run(const Trace& trace, const RunOptions& options) {
@@ -215,13 +248,8 @@ bool CpuBackend::run_cached(const Hash128& hash, const std::vector<BufferPtr>& p
                             const std::vector<ScalarValue>& scalars, const RunOptions& options,
                             std::vector<BufferPtr>* outputs) {
   Hash128 key = trace_key(hash, fusion_policy(options.fusion));
-  std::shared_ptr<const Executable> exe;
-  {
-    std::lock_guard<std::mutex> lock(mu_);
-    auto it = traces_.find(key);
-    if (it == traces_.end()) return false;
-    exe = it->second;
-  }
+  std::shared_ptr<const Executable> exe = traces_.find(key);
+  if (!exe) return false;
   *outputs = launch(*exe, params, scalars, hash, true, 0, 0.0);
   return true;
 }
@@ -309,6 +337,15 @@ std::shared_ptr<const Plan> cpu_plan_for(const Trace& trace, const RunOptions& o
 }
 
 void cpu_clear_caches() { backend().clear(); }
+
+std::vector<double> cpu_compile_times_ms() {
+  std::lock_guard<std::mutex> lock(compile_log_mu);
+  std::vector<double> out;
+  out.reserve(compile_log.size());
+  size_t n = compile_log.size(), first = compile_log_next - n;
+  for (size_t i = 0; i < n; ++i) out.push_back(compile_log[(first + i) % kCompileLog]);
+  return out;
+}
 
 }  // namespace lt
 

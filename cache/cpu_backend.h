@@ -11,7 +11,11 @@
 // (else the temp directory); nothing is cached, so the process stays usable.
 // Test hook: LT_TEST_FAIL_COMPILE=1 (or a kernel-name substring) fails compiles.
 //
-// Counters (ir/counters.h): trace_cache_hits, trace_cache_misses,
+// The trace cache keeps LT_TRACE_CACHE_MAX traces (default 1024), least
+// recently used out first; a kernel is unloaded with the last executable that
+// uses it (cache/trace_cache.h).
+//
+// Counters (ir/counters.h): trace_cache_hits, trace_cache_misses, trace_cache_evictions,
 // kernels_compiled, compile_ms (total, rounded), kernels_launched; the disk
 // cache adds disk_loads, disk_stores, disk_rejects, disk_write_errors, disk_evictions.
 //
@@ -21,6 +25,7 @@
 #pragma once
 
 #include <memory>
+#include <vector>
 
 #include "scheduler/plan.h"
 #include "trace/backend.h"
@@ -32,7 +37,12 @@ Backend& cpu_backend();
 /// The plan the cpu backend runs for `trace` (scheduling it when not cached).
 std::shared_ptr<const Plan> cpu_plan_for(const Trace& trace, const RunOptions& options = {});
 
-/// Drops the trace and kernel caches (loaded code stays mapped).
+/// Drops the trace and kernel caches; kernels no executable still holds are unloaded.
 void cpu_clear_caches();
+
+/// Wall-clock time (ms) of each of the most recent kernel compiles (at most
+/// 4096, oldest first): LLVM IR generation, optimisation, emission and
+/// loading; a kernel loaded from the disk cache is not a compile.
+std::vector<double> cpu_compile_times_ms();
 
 }  // namespace lt

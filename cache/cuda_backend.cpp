@@ -12,6 +12,7 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "cache/debug.h"
+#include "cache/trace_cache.h"
 #include "ir/counters.h"
 #include "ir/error.h"
 #include "jit/cuda/allocator.h"
@@ -60,8 +61,8 @@ class CudaBackend final : public Backend {
   std::vector<BufferPtr> run(const Trace& trace, const RunOptions& options, int timed_reps, std::vector<std::vector<float>>* times);
 
   void clear() {
-    std::lock_guard<std::mutex> lock(mu_);
     traces_.clear();
+    std::lock_guard<std::mutex> lock(mu_);
     kernels_.clear();
   }
 
@@ -72,7 +73,7 @@ class CudaBackend final : public Backend {
                                     int* compiled);
 
   std::mutex mu_;
-  absl::flat_hash_map<Hash128, std::shared_ptr<const Executable>> traces_;
+  TraceCache<Executable> traces_;
   absl::flat_hash_map<Hash128, LoadedKernel> kernels_;
 };
 
@@ -136,21 +137,16 @@ std::shared_ptr<const Executable> CudaBackend::executable(const Trace& trace, co
                                                           double* compile_ms, int* compiled) {
   const FusionPolicy& policy = fusion_policy(options.fusion);
   Hash128 key = trace_key(trace, policy);
-  {
-    std::lock_guard<std::mutex> lock(mu_);
-    auto it = traces_.find(key);
-    if (it != traces_.end()) {
-      *hit = true;
-      return it->second;
-    }
+  if (std::shared_ptr<const Executable> cached = traces_.find(key)) {
+    *hit = true;
+    return cached;
   }
   *hit = false;
   auto exe = std::make_shared<Executable>();
   exe->plan = std::make_shared<const Plan>(schedule(trace, policy));
   if (debug_level() >= 3) std::fprintf(stderr, "[lt] %s", exe->plan->print().c_str());
   exe->kernels = kernels(exe->plan->kernels, "lt_trace_" + hash_hex(key), compile_ms, compiled);
-  std::lock_guard<std::mutex> lock(mu_);
-  return traces_.emplace(key, std::move(exe)).first->second;
+  return traces_.insert(key, std::move(exe));
 }
 
 size_t nbytes(DType d, int64_t numel) { return static_cast<size_t>(numel) * dtype_size(d); }

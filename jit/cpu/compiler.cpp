@@ -10,11 +10,13 @@
 // process-wide LLJIT whose main dylib resolves libm/libc from the process.
 #include <algorithm>
 #include <chrono>
+#include <cstdio>
 #include <cstdlib>
 #include <functional>
 #include <mutex>
 
 #include "absl/container/flat_hash_map.h"
+#include "ir/counters.h"
 #include "ir/error.h"
 #include "jit/cpu/codegen.h"
 #include "jit/cpu/jit.h"
@@ -67,7 +69,15 @@ struct Jit {
   std::unique_ptr<llvm::TargetMachine> tm;
   std::unique_ptr<llvm::orc::LLJIT> lljit;
   std::string target;
-  absl::flat_hash_map<std::string, KernelEntry> loaded;
+  // One slot per loaded object, by entry symbol. `handle` is the object's
+  // owner (KernelEntry::keep); whoever erases a slot removes its tracker.
+  struct Slot {
+    std::weak_ptr<const void> handle;
+    llvm::orc::ResourceTrackerSP tracker;
+    KernelEntry entry;  // without `keep`
+  };
+  absl::flat_hash_map<std::string, Slot> loaded;
+  std::vector<std::shared_ptr<const void>> pinned;  // load_kernel_object(): never unloaded
   std::mutex report_mu;       // guards session_error (ORC may report from any thread)
   std::string session_error;  // the last error ORC reported (e.g. "Cannot allocate memory"), for our message
 
@@ -280,17 +290,67 @@ bool kernel_splits_reduction(const Kernel& k) {
   return any;
 }
 
+namespace {
+
+Counter jit_objects_loaded("jit_objects_loaded");
+Counter jit_objects_unloaded("jit_objects_unloaded");
+
+// Owner of one loaded object (KernelEntry::keep). Destroyed when the last
+// entry copy goes; never while Jit::mu is held by this thread (see below).
+struct LoadedObject {
+  std::string symbol;
+  llvm::orc::ResourceTrackerSP tracker;
+};
+
+void remove_tracker(const llvm::orc::ResourceTrackerSP& tracker) {
+  if (auto e = tracker->remove()) {
+    // The code stays mapped: harmless, and there is nobody to tell but the log.
+    std::fprintf(stderr, "[lt] cpu jit: unloading a kernel object failed: %s\n", llvm_error(std::move(e)).c_str());
+  }
+}
+
+void unload(const LoadedObject* o) {
+  Jit& j = jit();
+  {
+    std::lock_guard<std::mutex> lock(j.mu);
+    auto it = j.loaded.find(o->symbol);
+    // A load of the same symbol may already have found the slot expired and
+    // removed it (then it is gone, or holds a newer tracker): nothing to do.
+    if (it != j.loaded.end() && it->second.tracker == o->tracker) {
+      j.loaded.erase(it);
+      remove_tracker(o->tracker);
+      jit_objects_unloaded.add();
+    }
+  }
+  delete o;
+}
+
+}  // namespace
+
 KernelEntry load_kernel_entry(const ObjectCode& object) {
   Jit& j = jit();
+  // Declared before the lock so that, should this be the last owner of an
+  // object that is going away, its unload runs after the lock is released.
+  std::shared_ptr<const void> held;
+  KernelEntry entry;
   std::lock_guard<std::mutex> lock(j.mu);
   auto it = j.loaded.find(object.symbol);
-  if (it != j.loaded.end()) return it->second;
+  if (it != j.loaded.end()) {
+    if ((held = it->second.handle.lock())) {
+      entry = it->second.entry;
+      entry.keep = held;
+      return entry;
+    }
+    // Its last owner is gone and its unload has not run yet: unload it here,
+    // so that the symbol can be defined again.
+    remove_tracker(it->second.tracker);
+    j.loaded.erase(it);
+    jit_objects_unloaded.add();
+  }
   auto mb = llvm::MemoryBuffer::getMemBufferCopy(llvm::StringRef(object.bytes.data(), object.bytes.size()), object.symbol);
-  // Each object has its own tracker so that a failed load is removed again: a
-  // later load of the same kernel can then succeed instead of failing with a
-  // duplicate definition. Every loaded object stays mapped for the life of the
-  // process (a few memory mappings each): a process that loads ~20k kernels
-  // reaches vm.max_map_count and the kernel allocator fails (docs/cpu-jit.md).
+  // Each object has its own tracker: a failed load is removed again (a later
+  // load of the same kernel can then succeed instead of failing with a
+  // duplicate definition), and an object nobody holds any more is unloaded.
   llvm::orc::ResourceTrackerSP tracker = j.lljit->getMainJITDylib().createResourceTracker();
   auto give_up = [&](const char* what, llvm::Error e) {
     std::string why = llvm_error(std::move(e));
@@ -301,12 +361,11 @@ KernelEntry load_kernel_entry(const ObjectCode& object) {
     }
     if (auto removed = tracker->remove()) llvm::consumeError(std::move(removed));
     fail(ErrorKind::Runtime, "cpu jit: ", what, " ", object.symbol, ": ", why, "; this process has ", j.loaded.size(),
-         " kernel objects loaded (each holds a few memory mappings; see vm.max_map_count)");
+         " kernel objects loaded (each holds a few memory mappings; see vm.max_map_count and LT_TRACE_CACHE_MAX)");
   };
   if (auto e = j.lljit->addObjectFile(tracker, std::move(mb))) give_up("cannot load object", std::move(e));
   auto sym = j.lljit->lookup(object.symbol);
   if (!sym) give_up("cannot link kernel", sym.takeError());
-  KernelEntry entry;
   entry.fn = sym->toPtr<KernelFn>();
   // Split-reduction entries are optional: an object without them just has none.
   auto part = j.lljit->lookup(object.symbol + "_part");
@@ -318,11 +377,26 @@ KernelEntry load_kernel_entry(const ObjectCode& object) {
     if (!part) llvm::consumeError(part.takeError());
     if (!finish) llvm::consumeError(finish.takeError());
   }
-  j.loaded[object.symbol] = entry;
+  held = std::shared_ptr<const LoadedObject>(new LoadedObject{object.symbol, tracker}, unload);
+  j.loaded[object.symbol] = Jit::Slot{held, tracker, entry};
+  jit_objects_loaded.add();
+  entry.keep = held;
   return entry;
 }
 
-KernelFn load_kernel_object(const ObjectCode& object) { return load_kernel_entry(object).fn; }
+KernelFn load_kernel_object(const ObjectCode& object) {
+  KernelEntry e = load_kernel_entry(object);
+  Jit& j = jit();
+  std::lock_guard<std::mutex> lock(j.mu);
+  j.pinned.push_back(e.keep);
+  return e.fn;
+}
+
+size_t loaded_kernel_objects() {
+  Jit& j = jit();
+  std::lock_guard<std::mutex> lock(j.mu);
+  return j.loaded.size();
+}
 
 std::string kernel_llvm_ir(const Kernel& kernel, bool optimized) {
   llvm::LLVMContext ctx;
@@ -364,7 +438,9 @@ int64_t split_chunk(int64_t inner) {
 }  // namespace
 
 void launch_kernel(const Kernel& kernel, KernelFn fn, void* const* buffers, const int64_t* scalars) {
-  launch_kernel(kernel, KernelEntry{fn, nullptr, nullptr}, buffers, scalars);
+  KernelEntry entry;
+  entry.fn = fn;
+  launch_kernel(kernel, entry, buffers, scalars);
 }
 
 void launch_kernel(const Kernel& kernel, const KernelEntry& entry, void* const* buffers, const int64_t* scalars) {

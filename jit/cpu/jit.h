@@ -11,6 +11,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <string>
 
 #include "scheduler/kernel.h"
@@ -46,10 +47,17 @@ using KernelFn = int32_t (*)(const KernelArgs*, int64_t, int64_t);
 using RowPartFn = int32_t (*)(const KernelArgs*, int64_t, int64_t, int64_t, void*);
 using RowFinishFn = int32_t (*)(const KernelArgs*, int64_t, const void*, int64_t);
 
+/// A loaded kernel's entry points. `keep` owns the loaded object: the code
+/// stays mapped while some copy of the entry holds it, and is unloaded (its
+/// ORC ResourceTracker removed, its memory unmapped) when the last one goes.
+/// The backends' executables hold entries; their trace caches are LRU-capped
+/// (cache/trace_cache.h), so a long-running process keeps a bounded number of
+/// kernel objects mapped (docs/cpu-jit.md, "Loaded kernels").
 struct KernelEntry {
   KernelFn fn = nullptr;
   RowPartFn part = nullptr;      ///< set when kernel_splits_reduction()
   RowFinishFn finish = nullptr;
+  std::shared_ptr<const void> keep;  ///< the loaded object; empty for a bare KernelFn
 };
 
 /// Whether the kernel's object carries the split-reduction entries.
@@ -70,10 +78,16 @@ const std::string& target_id();
 std::string kernel_symbol(const Kernel& kernel);
 /// Generates, optimises and emits one kernel. Throws lt::Error when LLVM rejects it.
 ObjectCode compile_kernel_object(const Kernel& kernel, CompileTimes* times = nullptr);
-/// Links an object into the JIT (once per symbol) and returns its entry.
+/// Links an object into the JIT and returns its entry, pinned: it stays loaded
+/// for the life of the process (runtime helpers, tests).
 KernelFn load_kernel_object(const ObjectCode& object);
-/// Same, with the split-reduction entries when the object has them.
+/// Links an object into the JIT (once per symbol while a previous load is still
+/// held) and returns its entry, with the split-reduction entries when the
+/// object has them. The object is unloaded when the last copy of the entry's
+/// `keep` is released.
 KernelEntry load_kernel_entry(const ObjectCode& object);
+/// Kernel objects loaded now (pinned ones included).
+size_t loaded_kernel_objects();
 /// The optimised LLVM IR of a kernel, for LT_DEBUG=4.
 std::string kernel_llvm_ir(const Kernel& kernel, bool optimized = true);
 

@@ -22,6 +22,7 @@
 #include <thread>
 #include <vector>
 
+#include "cache/trace_cache.h"
 #include "ir/counters.h"
 #include "lazy/lazytensor.h"
 #include "lazy/runtime.h"
@@ -188,4 +189,25 @@ BOOST_AUTO_TEST_CASE(an_error_on_one_thread_leaves_the_others_untouched) {
   BOOST_CHECK_GT(errors.load(), 0);
   BOOST_CHECK_EQUAL(errors.load() % 2, 0);  // every attempt raised both errors
   check_same(got, want);
+}
+
+BOOST_AUTO_TEST_CASE(kernels_unloaded_and_reloaded_under_a_one_trace_cache_change_no_result) {
+  // With room for one trace, the trainers' syncs and this thread's syncs of
+  // other shapes evict each other all the time: kernels are unloaded when
+  // their last trace goes and loaded again (from disk) on the next miss,
+  // while other threads record and sync.
+  std::vector<Run> want = single_threaded();
+  size_t old = trace_cache_capacity();
+  set_trace_cache_capacity(1);
+  int64_t evicted = counter_value("trace_cache_evictions");
+  std::vector<Run> got = multi_threaded([&](const std::atomic<int>& done) {
+    for (int n = 0; done.load() < kThreads; ++n) {
+      Tensor t = randn({3 + n % 5}, n);
+      float s = (t * 2.0).sum().item<float>();
+      BOOST_CHECK(std::isfinite(s));
+    }
+  });
+  set_trace_cache_capacity(old);
+  check_same(got, want);
+  BOOST_TEST(counter_value("trace_cache_evictions") > evicted);
 }

@@ -5,7 +5,10 @@
 
 #include <algorithm>
 #include <chrono>
+#include <fstream>
+#include <iterator>
 
+#include "cache/trace_cache.h"
 #include "jit_test_util.h"
 #include "lazy/lazytensor.h"
 #include "lazy/runtime.h"
@@ -234,4 +237,75 @@ BOOST_AUTO_TEST_CASE(a_loop_over_batches_compiles_once) {
   }
   BOOST_TEST(counter_value("kernels_compiled") == compiled_after_first);
   BOOST_TEST(counter_value("trace_cache_hits") - hits_before == 7);
+}
+
+namespace {
+// A one-kernel program whose trace (and kernel) is distinct for each n.
+Tensor distinct_program(int n) {
+  Tensor x = Tensor::from_vector<float>(iota_values(n), {n});
+  return (exp(x * 0.001) + 1.0).sum();
+}
+double distinct_program_value(int n) {
+  double s = 0;
+  for (int i = 0; i < n; ++i) s += std::exp(0.001 * i) + 1.0;
+  return s;
+}
+size_t memory_mappings() {
+  std::ifstream maps("/proc/self/maps");
+  return static_cast<size_t>(std::count(std::istreambuf_iterator<char>(maps), std::istreambuf_iterator<char>(), '\n'));
+}
+struct TraceCacheCapacity {  // restores the process's capacity
+  size_t old = trace_cache_capacity();
+  explicit TraceCacheCapacity(size_t n) { set_trace_cache_capacity(n); }
+  ~TraceCacheCapacity() { set_trace_cache_capacity(old); }
+};
+}  // namespace
+
+BOOST_AUTO_TEST_CASE(the_trace_cache_keeps_the_most_recently_used_traces_and_unloads_the_rest) {
+  runtime::set_backend("cpu");
+  TraceCacheCapacity cap(4);
+  int64_t evicted = counter_value("trace_cache_evictions"), unloaded = counter_value("jit_objects_unloaded");
+  for (int n = 1000; n < 1012; ++n)
+    BOOST_TEST(distinct_program(n).item<float>() == distinct_program_value(n), boost::test_tools::tolerance(1e-5));
+  BOOST_TEST(counter_value("trace_cache_evictions") - evicted >= 8);
+  BOOST_TEST(counter_value("jit_objects_unloaded") - unloaded >= 8);  // nobody else held their kernels
+
+  // The four most recent are still cached; the oldest comes back as a miss
+  // that loads its kernel from the disk cache instead of compiling it.
+  int64_t hits = counter_value("trace_cache_hits"), misses = counter_value("trace_cache_misses");
+  int64_t compiled = counter_value("kernels_compiled"), loads = counter_value("disk_loads");
+  for (int n = 1008; n < 1012; ++n) distinct_program(n).item<float>();
+  BOOST_TEST(counter_value("trace_cache_hits") - hits == 4);
+  BOOST_TEST(counter_value("trace_cache_misses") == misses);
+  BOOST_TEST(distinct_program(1000).item<float>() == distinct_program_value(1000), boost::test_tools::tolerance(1e-5));
+  BOOST_TEST(counter_value("trace_cache_misses") - misses == 1);
+  BOOST_TEST(counter_value("kernels_compiled") == compiled);
+  BOOST_TEST(counter_value("disk_loads") - loads == 1);
+}
+
+BOOST_AUTO_TEST_CASE(a_long_run_of_distinct_traces_keeps_its_memory_mappings_bounded) {
+  // Loaded JIT code costs memory mappings (vm.max_map_count is 65530 by
+  // default). With the trace cache capped, kernels are unloaded as their
+  // traces are evicted and the process's mappings stay flat; uncapped, each
+  // kept kernel holds its own (which is what the cap is for).
+  runtime::set_backend("cpu");
+  size_t before, capped, uncapped;
+  {
+    TraceCacheCapacity cap(8);
+    for (int n = 2000; n < 2010; ++n) distinct_program(n).item<float>();  // fill the cache first
+    before = memory_mappings();
+    for (int n = 2010; n < 2130; ++n) distinct_program(n).item<float>();
+    capped = memory_mappings();
+  }
+  {
+    TraceCacheCapacity cap(0);
+    for (int n = 2010; n < 2130; ++n) distinct_program(n).item<float>();  // from the disk cache, all kept
+    uncapped = memory_mappings();
+  }
+  BOOST_TEST_MESSAGE("mappings: " << before << " before, " << capped << " after 120 traces capped at 8, " << uncapped
+                                  << " after the same 120 uncapped");
+  BOOST_TEST(capped <= before + 24);
+  BOOST_TEST(uncapped >= capped + 120);
+  cpu_clear_caches();  // unload them again
+  BOOST_TEST(memory_mappings() <= capped + 24);
 }
