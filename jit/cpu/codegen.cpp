@@ -25,9 +25,11 @@
 // an sfence, so its stores are ordered before TBB hands the range back.
 #include "jit/cpu/codegen.h"
 #include "jit/cpu/jit.h"
+#include "jit/cpu/random.h"
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <functional>
 #include <limits>
 #include <vector>
@@ -71,6 +73,7 @@ class Codegen {
   Value* to_bool(Value* v, DType from) { return cast(v, from, DType::Bool); }
   Value* intrinsic(llvm::Intrinsic::ID id, Value* a, Value* c = nullptr);
   Value* gen_random(Value* seed, Value* counter, int64_t stream, DType dtype);
+  Value* uniform_from_word(Value* bits, DType dtype);
   Value* gen_check_index(const KOp& o, Value* idx);
   void collect_row_deps(int32_t id, std::vector<char>& seen);
 
@@ -458,9 +461,31 @@ Value* Codegen::gen_check_index(const KOp& o, Value* idx) {
 }
 
 // Philox4x32-10 (Salmon et al. 2011), key = seed, counter = (index, 0).
+// On x86-64 a call to the precompiled lt_philox_word, whose vector variants
+// the loop vectoriser uses on consecutive counters (jit/cpu/random.h): the
+// inline rounds below cost ~5-10x the compile time of the rest of a kernel.
+// Elsewhere (and with LT_JIT_INLINE_PHILOX=1, to compare) the rounds inline.
 Value* Codegen::gen_random(Value* seed, Value* counter, int64_t stream, DType dtype) {
   llvm::Type* i32 = b_.getInt32Ty();
   llvm::Type* i64t = b_.getInt64Ty();
+  static const std::vector<std::pair<int, std::string>> variants = philox_vector_variants();
+  static const bool inline_rounds = std::getenv("LT_JIT_INLINE_PHILOX") != nullptr;
+  if (!variants.empty() && !inline_rounds) {
+    llvm::FunctionCallee fn = m_.getOrInsertFunction("lt_philox_word", llvm::FunctionType::get(i32, {i64t, i64t, i32}, false));
+    auto* f = llvm::cast<llvm::Function>(fn.getCallee());
+    f->setDoesNotAccessMemory();
+    f->setDoesNotThrow();
+    f->setWillReturn();
+    std::string abi;
+    for (const auto& [lanes, name] : variants) {
+      // Declares the variant: <lanes x i32> name(i64 seed, i64 first counter, i32 word).
+      m_.getOrInsertFunction(name, llvm::FunctionType::get(llvm::FixedVectorType::get(i32, lanes), {i64t, i64t, i32}, false));
+      abi += cat(abi.empty() ? "" : ",", "_ZGV_LLVM_N", lanes, "ulu_lt_philox_word(", name, ")");
+    }
+    llvm::CallInst* bits = b_.CreateCall(fn, {seed, counter, b_.getInt32(static_cast<uint32_t>(stream & 3))});
+    bits->addFnAttr(llvm::Attribute::get(ctx_, "vector-function-abi-variant", abi));
+    return uniform_from_word(bits, dtype);
+  }
   Value* c[4] = {b_.CreateTrunc(counter, i32), b_.CreateTrunc(b_.CreateLShr(counter, 32), i32), b_.getInt32(0),
                  b_.getInt32(0)};
   Value* k0 = b_.CreateTrunc(seed, i32);
@@ -480,7 +505,11 @@ Value* Codegen::gen_random(Value* seed, Value* counter, int64_t stream, DType dt
     k0 = b_.CreateAdd(k0, b_.getInt32(0x9E3779B9u));
     k1 = b_.CreateAdd(k1, b_.getInt32(0xBB67AE85u));
   }
-  Value* bits = c[stream & 3];
+  return uniform_from_word(c[stream & 3], dtype);
+}
+
+// The uniform in [0, 1) of one random word, as ir/evaluator.h's uniform_from_bits.
+Value* Codegen::uniform_from_word(Value* bits, DType dtype) {
   if (dtype == DType::Float64)
     return b_.CreateFMul(b_.CreateUIToFP(bits, b_.getDoubleTy()), llvm::ConstantFP::get(b_.getDoubleTy(), 1.0 / 4294967296.0));
   Value* top = b_.CreateLShr(bits, 8);

@@ -21,6 +21,7 @@
 #include "jit/cpu/codegen.h"
 #include "jit/cpu/jit.h"
 #include "jit/cpu/matmul.h"
+#include "jit/cpu/random.h"
 #include "llvm/Config/llvm-config.h"
 #include "llvm/ExecutionEngine/Orc/ExecutionUtils.h"
 #include "llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h"
@@ -106,6 +107,15 @@ struct Jit {
     auto gen = llvm::orc::DynamicLibrarySearchGenerator::GetForCurrentProcess(lljit->getDataLayout().getGlobalPrefix());
     if (!gen) fail(ErrorKind::Runtime, "cpu jit: ", llvm_error(gen.takeError()));
     lljit->getMainJITDylib().addGenerator(std::move(*gen));
+    // Precompiled functions kernels call (random.h), defined by address: the
+    // process search above cannot see them when the library was dlopen'ed
+    // RTLD_LOCAL (as Python loads extensions).
+    llvm::orc::SymbolMap runtime;
+    for (const auto& [name, address] : random_runtime_symbols())
+      runtime[lljit->mangleAndIntern(name)] = {llvm::orc::ExecutorAddr::fromPtr(address),
+                                               llvm::JITSymbolFlags::Exported | llvm::JITSymbolFlags::Callable};
+    if (auto e = lljit->getMainJITDylib().define(llvm::orc::absoluteSymbols(std::move(runtime))))
+      fail(ErrorKind::Runtime, "cpu jit: cannot define the runtime functions: ", llvm_error(std::move(e)));
   }
 };
 

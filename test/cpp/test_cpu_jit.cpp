@@ -1,6 +1,9 @@
 // Differential tests: the cpu backend (scheduler + LLVM JIT) against the
 // reference evaluator, for every primitive and composed programs.
 #define BOOST_TEST_MODULE cpu_jit
+#include "ir/counters.h"
+#include "ir/evaluator.h"
+#include "jit/cpu/random.h"
 #include "jit_test_util.h"
 
 using namespace lt;
@@ -319,4 +322,77 @@ BOOST_AUTO_TEST_CASE(a_failed_kernel_load_is_undone_and_the_kernels_still_load) 
       BOOST_TEST(out[i] == (c == 0 ? v * v + v : v - v * v * v), boost::test_tools::tolerance(1e-5f));
     }
   }
+}
+
+BOOST_AUTO_TEST_CASE(a_kernel_object_nobody_holds_is_unloaded_and_can_be_loaded_again) {
+  BufferPtr in = random_buffer(DType::Float32, 11, -3, 3, 96);
+  NodePtr x = make_input(in, {11});
+  Plan plan = schedule(capture_trace({ops::mul(ops::add(x, x), ops::sub(x, ops::exp(x)))}).trace, fusion_policy("default"));
+  BOOST_REQUIRE_EQUAL(plan.kernels.size(), 1u);
+  const Kernel& k = plan.kernels[0];
+  cpu::ObjectCode obj = cpu::compile_kernel_object(k);
+  int64_t unloaded = counter_value("jit_objects_unloaded");
+  size_t before = cpu::loaded_kernel_objects();
+  cpu::KernelEntry a = cpu::load_kernel_entry(obj);
+  cpu::KernelEntry b = cpu::load_kernel_entry(obj);  // still held: the same loaded code
+  BOOST_TEST(a.fn == b.fn);
+  BOOST_TEST(cpu::loaded_kernel_objects() == before + 1);
+  a = cpu::KernelEntry();
+  BOOST_TEST(cpu::loaded_kernel_objects() == before + 1);  // b still holds it
+  b = cpu::KernelEntry();
+  BOOST_TEST(cpu::loaded_kernel_objects() == before);
+  BOOST_TEST(counter_value("jit_objects_unloaded") - unloaded == 1);
+  cpu::KernelEntry c = cpu::load_kernel_entry(obj);  // its symbol is free to define again
+  BOOST_REQUIRE(c.fn);
+  std::vector<float> out(11, -1.0f);
+  void* bufs[2];
+  bufs[k.buffers[0].written ? 0 : 1] = out.data();
+  bufs[k.buffers[0].written ? 1 : 0] = in->data();
+  cpu::launch_kernel(k, c, bufs, nullptr);
+  for (int i = 0; i < 11; ++i) {
+    float v = in->as<float>()[i];
+    BOOST_TEST(out[i] == (v + v) * (v - std::exp(v)), boost::test_tools::tolerance(1e-5f));
+  }
+}
+
+BOOST_AUTO_TEST_CASE(the_precompiled_philox_variants_give_the_reference_words_in_every_lane) {
+  // Kernels call lt_philox_word and its vector variants (jit/cpu/random.h)
+  // instead of emitting Philox's rounds; each lane must be the reference's
+  // word, including blocks whose counters cross a multiple of 2^32.
+  const uint64_t seeds[] = {0, 1, 0x123456789abcdefull, ~0ull};
+  const uint64_t counters[] = {0, 7, 1000003, 0xfffffff0ull, 0xfffffffdull, 0x1fffffffeull, ~0ull - 20};
+  std::vector<std::pair<int, std::string>> variants = cpu::philox_vector_variants();
+  BOOST_TEST_MESSAGE("philox variants on this host: " << variants.size());
+  for (uint64_t seed : seeds)
+    for (uint64_t counter : counters)
+      for (uint32_t word = 0; word < 4; ++word) {
+        for (uint64_t i = 0; i < 16; ++i) {
+          uint32_t want[4];
+          philox4x32(seed, counter + i, want);
+          BOOST_TEST(cpu::lt_philox_word(seed, counter + i, word) == want[word]);
+        }
+        for (const auto& [lanes, name] : variants) {
+          uint32_t got[16];
+          cpu::philox_words_via_variant(lanes, seed, counter, word, got);
+          for (int i = 0; i < lanes; ++i) {
+            uint32_t want[4];
+            philox4x32(seed, counter + static_cast<uint64_t>(i), want);
+            BOOST_TEST(got[i] == want[word], name << " lane " << i << " seed " << seed << " counter " << counter);
+          }
+        }
+      }
+}
+
+BOOST_AUTO_TEST_CASE(a_random_kernel_calls_the_vector_philox_and_matches_the_reference) {
+  if (cpu::philox_vector_variants().empty()) return;  // not x86-64: the rounds are inline
+  NodePtr r = ops::rand({4099}, 77, 5, DType::Float32);
+  NodePtr y = ops::add(ops::mul(r, ops::scalar(2.0, DType::Float32)), ops::randn({4099}, 78, 0, DType::Float32));
+  Plan plan = schedule(capture_trace({y}).trace, fusion_policy("default"));
+  BOOST_REQUIRE_EQUAL(plan.kernels.size(), 1u);
+  std::string ir = cpu::kernel_llvm_ir(plan.kernels[0]);
+  bool vector_call = ir.find("call <8 x i32> @lt_philox_word_n8") != std::string::npos ||
+                     ir.find("call <16 x i32> @lt_philox_word_n16") != std::string::npos ||
+                     ir.find("call <4 x i32> @lt_philox_word_n4") != std::string::npos;
+  BOOST_TEST(vector_call, "the vectorised loop should call a vector variant");
+  check_against_reference({y});
 }
