@@ -153,10 +153,12 @@ def _place(t, dim, start, step, size):
 
 # ---------------------------------------------------------------- unfold / fold
 def unfold(input, kernel_size, dilation=1, padding=0, stride=1):
-    """im2col: [N, C, H, W] -> [N, C*kh*kw, L] (PyTorch 1.13 accepts 4-D input only)."""
-    if not isinstance(input, Tensor) or input.dim() != 4:
-        raise NotImplementedError("Input Error: Only 4D input Tensors are supported (got {}D)".format(
-            input.dim() if isinstance(input, Tensor) else "?"))
+    """im2col: [N, C, H, W] (or unbatched [C, H, W]) -> [N, C*kh*kw, L]."""
+    if not isinstance(input, Tensor) or input.dim() not in (3, 4):
+        raise RuntimeError("unfold: expected 3D or 4D (batch mode) tensor for input, but got: {}".format(
+            _shape(input) if isinstance(input, Tensor) else type(input).__name__))
+    if input.dim() == 3:
+        return unfold(input.unsqueeze(0), kernel_size, dilation, padding, stride).squeeze(0)
     k = _tuple(kernel_size, 2, "kernel_size", "unfold")
     d = _tuple(dilation, 2, "dilation", "unfold")
     p = _tuple(padding, 2, "padding", "unfold")
@@ -181,8 +183,8 @@ def _check_positive(k, d, s, p, fn):
 def fold(input, output_size, kernel_size, dilation=1, padding=0, stride=1):
     """col2im: [N, C*kh*kw, L] (or unbatched [C*kh*kw, L]) -> [N, C, H, W]; overlapping blocks sum."""
     if not isinstance(input, Tensor) or input.dim() not in (2, 3):
-        raise NotImplementedError("Input Error: Only unbatched (2D) or batched (3D) input Tensors are supported "
-                                  "(got {}D)".format(input.dim() if isinstance(input, Tensor) else "?"))
+        raise RuntimeError("fold: expected 2D or 3D (batch mode) tensor for input, but got: {}".format(
+            _shape(input) if isinstance(input, Tensor) else type(input).__name__))
     o = _tuple(output_size, 2, "output_size", "fold")
     k = _tuple(kernel_size, 2, "kernel_size", "fold")
     d = _tuple(dilation, 2, "dilation", "fold")

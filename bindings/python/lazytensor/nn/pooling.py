@@ -112,7 +112,7 @@ class Upsample(Module):
             info = "scale_factor=" + repr(self.scale_factor)
         else:
             info = "size=" + repr(self.size)
-        return info + ", mode=" + repr(self.mode)
+        return info + ", mode=" + str(self.mode)
 
 
 class UpsamplingNearest2d(Upsample):
