@@ -118,7 +118,7 @@ def _sorted_along(input, dim, descending, fn):
     return values, perm
 
 
-def sort(input, dim=-1, descending=False, stable=False):
+def sort(input, dim=-1, descending=False, *, stable=False):
     """torch.sort: (values, indices); always stable (PyTorch's CPU sort is too). Lazy up to LAZY_SORT_MAX
     elements along dim; longer dims sync (host argsort)."""
     if isinstance(dim, builtins.bool):  # sort(x, True) is not a dim
@@ -127,7 +127,7 @@ def sort(input, dim=-1, descending=False, stable=False):
     return _sort_t(v, i)
 
 
-def argsort(input, dim=-1, descending=False, stable=False):
+def argsort(input, dim=-1, descending=False, *, stable=False):
     return sort(input, dim, descending, stable=stable).indices
 
 
@@ -311,12 +311,12 @@ def bucketize(input, boundaries, *, out_int32=False, right=False):
 
 
 # ---- Tensor methods
-def _m_sort(self, dim=-1, descending=False, stable=False):
-    return sort(self, dim, descending, stable)
+def _m_sort(self, dim=-1, descending=False, *, stable=False):
+    return sort(self, dim, descending, stable=stable)
 
 
-def _m_argsort(self, dim=-1, descending=False, stable=False):
-    return argsort(self, dim, descending, stable)
+def _m_argsort(self, dim=-1, descending=False, *, stable=False):
+    return argsort(self, dim, descending, stable=stable)
 
 
 def _m_msort(self):
