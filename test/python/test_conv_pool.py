@@ -362,9 +362,11 @@ def test_lenet_training_matches_torch_and_compiles_once():
         traces.append(c1["traces_captured"] - c0["traces_captured"])
     np.testing.assert_allclose(got, want, rtol=1e-3)
     assert traces == [1] * 6, traces  # one trace a step: forward, backward, update and the BN statistics
-    # Step k's trace computes step k-1's optimizer update (the parameters are pending until the next
-    # forward reads them), so steps 1-3 differ (no update, SGD's first momentum step, the first
-    # steady one); from step 4 on nothing is new.
+    # loss.item() syncs the loss only: step k's gradients and update stay pending until step k+1's
+    # forward reads the parameters, so step k's trace also holds step k-1's backward and update.
+    # Step 1 has neither, step 2 has a backward into fresh gradients (and SGD's first momentum
+    # step), step 3 the first steady one (accumulating into zeroed gradients): from step 4 on
+    # nothing is new (the same pattern as test_data's Linear model).
     assert misses[0] > 0 and misses[3:] == [0, 0, 0], misses
     before = lt.debug.counters()["syncs"]
     for b in lm.buffers():  # running statistics were computed in the steps' traces: reading them syncs nothing
