@@ -10,7 +10,7 @@ import pytest
 
 import lazytensor as lt
 import torch
-from conftest import assert_same, same_outcome
+from conftest import assert_same
 
 LF, TF = lt.nn.functional, torch.nn.functional
 

@@ -260,7 +260,8 @@ def _conv(input, weight, bias, stride, padding, dilation, groups, nd, fn):
                            "of size {} instead".format(fn, groups, groups, _shape(weight)))
     if weight.shape[1] * groups != c:
         raise RuntimeError("{}: given groups={}, weight of size {}, expected input{} to have {} channels, but got {} "
-                           "channels instead".format(fn, groups, _shape(weight), _shape(x), weight.shape[1] * groups, c))
+                           "channels instead".format(fn, groups, _shape(weight), _shape(x),
+                                                     weight.shape[1] * groups, c))
     if bias is not None and (bias.dim() != 1 or bias.shape[0] != o):
         raise RuntimeError("{}: given weight of size {}, expected bias to be 1-dimensional with {} elements, but got "
                            "bias of size {} instead".format(fn, _shape(weight), o, _shape(bias)))
@@ -612,8 +613,9 @@ def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corne
         out = list(size) if isinstance(size, (list, tuple)) else [size] * nd
         if len(out) != nd:
             raise ValueError("Input and output must have the same number of spatial dimensions, but got input with "
-                             "spatial dimensions of {} and output size of {}. Please provide input tensor in (N, C, d1, "
-                             "d2, ...,dK) format and output size in (o1, o2, ...,oK) format.".format(spatial, out))
+                             "spatial dimensions of {} and output size of {}. Please provide input tensor in "
+                             "(N, C, d1, d2, ...,dK) format and output size in (o1, o2, ...,oK) format.".format(
+                                 spatial, out))
         out = [int(v) for v in out]
         scales = [None] * nd
     elif scale_factor is not None:
