@@ -502,8 +502,8 @@ def _batch_norm(input, running_mean, running_var, weight, bias, training, moment
     if training:
         count = input.numel() // c
         if count <= 1:
-            raise ValueError("Expected more than 1 value per channel when training, got input size {}".format(
-                input.shape))
+            raise ValueError("batch_norm: expected more than 1 value per channel when training, got input size "
+                             "{}".format(_shape(input)))
         mean = input.mean(dims)
         var = input.var(dims, unbiased=False)
         side = list(tie)

@@ -73,13 +73,15 @@ class _BatchNorm(Module):
 class BatchNorm1d(_BatchNorm):
     def _check_input_dim(self, input):
         if input.dim() != 2 and input.dim() != 3:
-            raise ValueError("expected 2D or 3D input (got {}D input)".format(input.dim()))
+            raise ValueError("BatchNorm1d: expected 2D or 3D input (got {}D input of shape {})".format(
+                input.dim(), list(input.shape)))
 
 
 class BatchNorm2d(_BatchNorm):
     def _check_input_dim(self, input):
         if input.dim() != 4:
-            raise ValueError("expected 4D input (got {}D input)".format(input.dim()))
+            raise ValueError("BatchNorm2d: expected 4D input (got {}D input of shape {})".format(
+                input.dim(), list(input.shape)))
 
 
 class GroupNorm(Module):
