@@ -90,3 +90,8 @@ class backends:  # noqa: N801
     class cudnn:  # noqa: N801
         deterministic = False
         benchmark = False
+
+from . import _sorting  # noqa: E402
+from ._sorting import (sort, argsort, msort, topk, kthvalue, median, unique, bincount, searchsorted,  # noqa: E402,F401
+                       bucketize)
+_sorting.install()

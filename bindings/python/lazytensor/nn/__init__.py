@@ -3,3 +3,6 @@ from . import functional, init, utils  # noqa: F401
 from .modules import *  # noqa: F401,F403
 from .modules import Module  # noqa: F401
 from .parameter import Parameter, UninitializedParameter  # noqa: F401
+from .conv import *  # noqa: F401,F403,E402
+from .pooling import *  # noqa: F401,F403,E402
+from .normalization import *  # noqa: F401,F403,E402

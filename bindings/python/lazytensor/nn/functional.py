@@ -263,3 +263,7 @@ def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.
     if attn_mask is not None:
         scores = scores.masked_fill(~attn_mask, float("-inf")) if attn_mask.dtype == _C.bool else scores + attn_mask
     return dropout(softmax(scores, -1), dropout_p).matmul(value)
+
+
+from ._functional_cnn import *  # noqa: E402,F401,F403  (conv, pooling, batch/group norm, interpolate)
+from ._functional_cnn import unfold, fold  # noqa: E402,F401
