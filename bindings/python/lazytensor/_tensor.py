@@ -430,3 +430,22 @@ def install():
             setattr(T, name + "_", _inplace_of(name))
     T.clip_ = T.clamp_
     T.absolute = T.abs
+    _install_session5(T)
+
+
+def _install_session5(T):
+    """Tensor methods over the torch.* functions added in session 5 (lazytensor._functions)."""
+    from . import _functions as f
+
+    def method(fn):
+        def m(self, *args, **kwargs):
+            return fn(self, *args, **kwargs)
+        m.__name__ = fn.__name__
+        return m
+    for name in ("addmm", "baddbmm", "addbmm", "addmv", "mv", "trunc", "fix", "frac", "fmod", "logical_xor",
+                 "diff", "roll", "tile", "movedim", "moveaxis", "kron", "cross", "cumprod"):
+        if not hasattr(T, name):
+            setattr(T, name, method(getattr(f, name)))
+    for name in ("addmm", "baddbmm", "addbmm", "addmv", "trunc", "fix", "frac", "fmod", "cumprod"):
+        if not hasattr(T, name + "_"):
+            setattr(T, name + "_", _inplace_of(name))
