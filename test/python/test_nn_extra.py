@@ -304,6 +304,15 @@ def test_fmod_zero_sign_and_grad_quotient():
     assert b.grad.tolist() == [-70.0]
 
 
+def test_integer_floor_divide_and_remainder_exact_above_2_pow_24():
+    # found while adding fmod: int // int divided in float32 and rounded large quotients
+    x = np.array([123456789, -123456789, 2 ** 40 + 7, 17, -17], np.int64)
+    check(lambda m, a: a // 10, [x], grad=False)
+    check(lambda m, a: m.remainder(a, 10), [x], grad=False)
+    check(lambda m, a: m.floor_divide(a, a.new_tensor([7, -7, 3, 5, 5])), [x], grad=False)
+    check(lambda m, a: a % -3, [x.astype(np.int32) // 16], grad=False)
+
+
 def test_logical_xor():
     a = np.array([0, 1, 2, 0, -1], np.int64)
     b = np.array([0.0, 0.0, 1.5, 2.0, 1.0], np.float32)

@@ -16,17 +16,20 @@ def _as_tensor_like(x, ref):
 
 
 def floor_divide(a, b):
-    a_t, b_t = isinstance(a, Tensor), isinstance(b, Tensor)
-    q = (a / b).floor()
     dt = [x.dtype for x in (a, b) if isinstance(x, Tensor)]
     ints = all(not d.is_floating_point for d in dt) and not any(
         isinstance(x, float) for x in (a, b) if not isinstance(x, Tensor))
     if ints:
+        # Integer operands divide in float64: int/int is float32 otherwise, which rounds quotients of
+        # operands above 2**24 (123456789 // 10 gave 12345679); float64 is exact below 2**53.
+        a64 = a.to(_C.float64) if isinstance(a, Tensor) else float(a)
+        b64 = b.to(_C.float64) if isinstance(b, Tensor) else float(b)
+        q = (a64 / b64).floor()
         out = dt[0] if len(dt) == 1 else _C.promote_types(dt[0], dt[1])
         if out == _C.bool:
             out = _C.int64
         return q.to(out)
-    return q
+    return (a / b).floor()
 
 
 def remainder(a, b):
