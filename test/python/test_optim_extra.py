@@ -289,3 +289,22 @@ def test_scheduler_state_dict_resume():
         s.step()
         s2.step()
         assert s.get_last_lr() == s2.get_last_lr()
+
+
+@pytest.mark.parametrize("name", ["RMSprop", "Adagrad", "Adamax", "NAdam", "RAdam", "Adadelta"])
+def test_step_is_lazy_and_one_trace_with_the_training_step(name):
+    """step() records ops only: no sync, no traces; the update runs in the next sync's trace."""
+    kw = dict(momentum=0.9, centered=True) if name == "RMSprop" else {}
+    lm, _, (lx, ly), _ = _models()
+    opt = getattr(lt.optim, name)(lm.parameters(), **kw)
+    for _ in range(3):
+        opt.zero_grad()
+        loss = ((lm(lx) - ly) ** 2).mean()
+        loss.backward()
+        c0 = lt.debug.counters()
+        opt.step()
+        c1 = lt.debug.counters()
+        assert c1["syncs"] == c0["syncs"] and c1["auto_syncs"] == c0["auto_syncs"], name
+        assert c1["traces_captured"] == c0["traces_captured"], name
+        assert c1["nodes_recorded"] > c0["nodes_recorded"]
+        lt.sync()
