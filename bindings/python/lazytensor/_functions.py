@@ -471,7 +471,6 @@ def diff(input, n=1, dim=-1, prepend=None, append=None):
         raise IndexError("Dimension out of range (expected to be in range of [{}, {}], but got {})".format(
             -nd, nd - 1, dim))
     d = dim % nd
-    parts = []
     for extra in (prepend, append):
         if extra is None:
             continue

@@ -405,13 +405,6 @@ def pairwise_distance(x1, x2, p=2.0, eps=1e-6, keepdim=False):
     return _vector_norm(d, p, -1, keepdim)
 
 
-def _loss_dims_check(name, *tensors):
-    dims = [t.dim() for t in tensors]
-    if len(set(dims)) != 1:
-        return dims
-    return None
-
-
 def triplet_margin_loss(anchor, positive, negative, margin=1.0, p=2, eps=1e-6, swap=False, size_average=None,
                         reduce=None, reduction="mean"):
     reduction = _reduction(size_average, reduce, reduction)
