@@ -313,6 +313,16 @@ def test_integer_floor_divide_and_remainder_exact_above_2_pow_24():
     check(lambda m, a: a % -3, [x.astype(np.int32) // 16], grad=False)
 
 
+def test_float_remainder_follows_torch():
+    # found while adding fmod: a - floor(a/b)*b in float32 gave 7 % 0.1 == 0 (PyTorch: 0.09999990)
+    x = np.array([7.0, -7.0, 1e6 + 0.3, 5.5, -5.5, 0.0, -4.0, 3.0], dtype=np.float32)
+    y = np.array([0.1, 0.1, 0.7, -2.0, -2.0, 3.0, 2.0, 1.5], dtype=np.float32)
+    check(lambda m, a, b: m.remainder(a, b), [x, y], rtol=0, atol=0)
+    check(lambda m, a: a % -1.5, [x], rtol=0, atol=0)
+    check(lambda m, a: 2.5 % a, [y], rtol=1e-6, atol=0, grad=False)  # PyTorch has no gradient for this form
+    check(lambda m, a, b: a % b, [x.astype(np.float64), y.astype(np.float64)], rtol=1e-12, atol=0)
+
+
 def test_logical_xor():
     a = np.array([0, 1, 2, 0, -1], np.int64)
     b = np.array([0.0, 0.0, 1.5, 2.0, 1.0], np.float32)

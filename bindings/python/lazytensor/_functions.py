@@ -33,8 +33,23 @@ def floor_divide(a, b):
 
 
 def remainder(a, b):
-    return a - floor_divide(a, b) * b
-
+    dt = [x.dtype for x in (a, b) if isinstance(x, Tensor)]
+    ints = all(not d.is_floating_point for d in dt) and not any(
+        isinstance(x, float) for x in (a, b) if not isinstance(x, Tensor))
+    if ints:
+        return a - floor_divide(a, b) * b
+    # Floats: PyTorch's rule, C fmod then + b where the result's sign differs from b's, on the
+    # exact fmod (a - floor(a/b)*b in float32 gave 7 % 0.1 == 0, PyTorch 0.0999999).
+    out_dtype = _mod_dtype(a, b)
+    a64, b64, r = _exact_fmod(a, b)
+    wrong_side = _C._where3(b64 < 0, r > 0, r < 0) if isinstance(b, Tensor) else ((r > 0) if b64 < 0 else (r < 0))
+    r = _C._where3(wrong_side, r + b64, r)
+    value = r.to(out_dtype)
+    if not _mod_needs_grad(a, b, out_dtype):
+        return value
+    # PyTorch's gradient for b is -div(a, b, rounding_mode="floor"), an exact floor: (a - r) / b is an
+    # integer up to rounding in float64.
+    return _with_mod_grads(value, a, b, out_dtype, lambda: ((a64 - r) / b64).round().to(out_dtype))
 
 
 def where(condition, input=None, other=None):
@@ -415,6 +430,44 @@ def frac(input, *, out=None):
     return input - trunc(input)
 
 
+def _mod_dtype(input, other):
+    a_t = isinstance(input, Tensor)
+    ref = input if a_t else other
+    if not isinstance(other, Tensor):
+        out_dtype = ref.dtype if (ref.dtype.is_floating_point or not isinstance(other, builtins.float)) \
+            else _C.float32
+    else:
+        out_dtype = _C.promote_types(input.dtype, other.dtype) if a_t else other.dtype
+    return _C.int64 if out_dtype == _C.bool else out_dtype
+
+
+def _exact_fmod(input, other):
+    """(a, b, r) in float64, operands detached: r = C fmod(a, b), exact for |a/b| < 2**29 when the
+    operands are float32 or integers (below 2**53), with the sign of a on a zero result."""
+    a = input.detach().to(_C.float64) if isinstance(input, Tensor) else builtins.float(input)
+    b = other.detach().to(_C.float64) if isinstance(other, Tensor) else builtins.float(other)
+    r = a - trunc(a / b) * b
+    return a, b, _C._where3(r == 0, a * 0.0, r)
+
+
+def _with_mod_grads(value, input, other, out_dtype, quotient):
+    """value (no graph) plus straight-through terms, exactly zero in the forward, whose gradients are
+    PyTorch's: 1 for input, -quotient for other."""
+    out = value
+    if isinstance(input, Tensor) and input.requires_grad:
+        ai = input.to(out_dtype)
+        out = out + (ai - ai.detach())
+    if isinstance(other, Tensor) and other.requires_grad:
+        bo = other.to(out_dtype)
+        out = out - quotient() * (bo - bo.detach())
+    return out
+
+
+def _mod_needs_grad(input, other, out_dtype):
+    return out_dtype.is_floating_point and _C.is_grad_enabled() and any(
+        isinstance(t, Tensor) and t.requires_grad for t in (input, other))
+
+
 def fmod(input, other, *, out=None):
     """C fmod: input - trunc(input / other) * other, sign of input.
 
@@ -423,36 +476,17 @@ def fmod(input, other, *, out=None):
     float64 operands use the same formula in float64 (exact unless |a/b| is huge).
     Integer division by zero is not detected (PyTorch raises; that would need a sync).
     """
-    a_t = isinstance(input, Tensor)
-    ref = input if a_t else other
-    if not isinstance(other, Tensor):
-        out_dtype = ref.dtype if (ref.dtype.is_floating_point or not isinstance(other, builtins.float)) \
-            else _C.float32
-    else:
-        out_dtype = _C.promote_types(input.dtype, other.dtype) if a_t else other.dtype
-    if out_dtype == _C.bool:
-        out_dtype = _C.int64
-    a = input.to(_C.float64) if isinstance(input, Tensor) else builtins.float(input)
-    b = other.to(_C.float64) if isinstance(other, Tensor) else builtins.float(other)
-    r = a - trunc(a / b) * b
-    r = _C._where3(r == 0, a * 0.0, r)  # a zero result has the sign of input, as C fmod
+    out_dtype = _mod_dtype(input, other)
+    _, _, r = _exact_fmod(input, other)
     r = r.to(out_dtype)
-    needs_grad = _C.is_grad_enabled() and any(isinstance(t, Tensor) and t.requires_grad for t in (input, other))
-    if not needs_grad or not out_dtype.is_floating_point:
-        return r.detach() if needs_grad else r
-    # PyTorch's gradients: 1 for input, -trunc(input / other) for other, with that quotient computed in
-    # the operands' dtype (which can differ from the exact quotient behind the value, e.g. 7 / 0.1f).
-    # Value: the exact r; gradients: straight-through terms that are exactly zero in the forward.
-    out = r.detach()
-    if isinstance(input, Tensor) and input.requires_grad:
-        ai = input.to(out_dtype)
-        out = out + (ai - ai.detach())
-    if isinstance(other, Tensor) and other.requires_grad:
-        bo = other.to(out_dtype)
-        q = trunc(input.detach().to(out_dtype) / bo.detach() if isinstance(input, Tensor) else
-                  builtins.float(input) / bo.detach())
-        out = out - q * (bo - bo.detach())
-    return out
+    if not _mod_needs_grad(input, other, out_dtype):
+        return r
+    # PyTorch's gradient for other is -trunc(input / other) with the quotient divided in the operands'
+    # dtype (it can differ from the exact one behind the value: 7 / 0.1f rounds to 70).
+    def quotient():
+        a = input.detach().to(out_dtype) if isinstance(input, Tensor) else builtins.float(input)
+        return trunc(a / other.detach().to(out_dtype))
+    return _with_mod_grads(r, input, other, out_dtype, quotient)
 
 
 def logical_xor(input, other, *, out=None):
