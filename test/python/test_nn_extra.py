@@ -323,6 +323,17 @@ def test_float_remainder_follows_torch():
     check(lambda m, a, b: a % b, [x.astype(np.float64), y.astype(np.float64)], rtol=1e-12, atol=0)
 
 
+@pytest.mark.parametrize("p", [2, "fro", 3.0, 0, -math.inf])
+def test_norm_zero_vector_and_p0(p):
+    # found while adding cdist: norm(0) raised ZeroDivisionError; the 2-norm's gradient at a zero vector
+    # was NaN (PyTorch: 0), so F.normalize of a zero row poisoned the gradients
+    x = np.array([[0.0, 0.0, 0.0], [1.0, -2.0, 0.5]], dtype=np.float32)
+    check(lambda m, a: a.norm(p, dim=1), [x], grad=p not in (0, -math.inf))
+    if p in (2, "fro"):
+        check(lambda m, a: m.nn.functional.normalize(a, dim=1), [x])
+        check(lambda m, a: a.norm(), [np.zeros(3, np.float32)])
+
+
 def test_logical_xor():
     a = np.array([0, 1, 2, 0, -1], np.int64)
     b = np.array([0.0, 0.0, 1.5, 2.0, 1.0], np.float32)

@@ -292,12 +292,21 @@ def _nonzero(self, as_tuple=False):
 def _norm(self, p="fro", dim=None, keepdim=False, dtype=None):
     x = self if dtype is None else self.to(dtype)
     if p in ("fro", 2, 2.0):
-        return (x * x).sum(dim=dim, keepdim=keepdim).sqrt()
+        # PyTorch's gradient at a zero norm is 0: sqrt's would be 0/0 = NaN (F.normalize of a zero row)
+        s = (x * x).sum(dim=dim, keepdim=keepdim)
+        nz = s > 0
+        return _C._where3(nz, _C._where3(nz, s, 1.0).sqrt(), 0.0)
     if p in (1, 1.0):
         return x.abs().sum(dim=dim, keepdim=keepdim)
     if p == float("inf"):
         return x.abs().amax(dim=() if dim is None else dim, keepdim=keepdim)
-    return (x.abs() ** p).sum(dim=dim, keepdim=keepdim) ** (1.0 / p)
+    if p == float("-inf"):
+        return x.abs().amin(dim=() if dim is None else dim, keepdim=keepdim)
+    if p == 0:
+        return (x != 0).to(x.dtype).sum(dim=dim, keepdim=keepdim)
+    s = (x.abs() ** p).sum(dim=dim, keepdim=keepdim)
+    nz = s > 0
+    return _C._where3(nz, _C._where3(nz, s, 1.0) ** (1.0 / p), 0.0)
 
 
 def _log2(self):
