@@ -334,6 +334,15 @@ def test_norm_zero_vector_and_p0(p):
         check(lambda m, a: a.norm(), [np.zeros(3, np.float32)])
 
 
+def test_isclose_inf_and_equal_nan():
+    # found on the way: equal_nan was ignored and inf was not close to inf
+    a = np.array([1.0, np.inf, -np.inf, np.nan, 1.0, np.nan, 1e-9], np.float32)
+    b = np.array([1.0 + 1e-6, np.inf, np.inf, np.nan, 2.0, 1.0, 0.0], np.float32)
+    for eq in (False, True):
+        check(lambda m, x, y: m.isclose(x, y, equal_nan=eq), [a, b], grad=False)
+    check(lambda m, x, y: m.isclose(x, y, atol=1), [np.arange(5), np.arange(5)[::-1].copy()], grad=False)
+
+
 def test_logical_xor():
     a = np.array([0, 1, 2, 0, -1], np.int64)
     b = np.array([0.0, 0.0, 1.5, 2.0, 1.0], np.float32)

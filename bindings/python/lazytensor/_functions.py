@@ -75,8 +75,15 @@ def allclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
 
 
 def isclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
-    diff = (input - other).abs()
-    return diff <= atol + rtol * other.abs()
+    # PyTorch's rule: equal, or (both NaN and equal_nan), or a finite |a - b| <= atol + rtol * |b|
+    close = input == other
+    if equal_nan and input.dtype.is_floating_point:
+        close = close.logical_or(input.isnan().logical_and(other.isnan()))
+    err = (input - other).abs()
+    within = err <= atol + rtol * other.abs()
+    if err.dtype.is_floating_point:
+        within = within.logical_and(err.isfinite())
+    return close.logical_or(within)
 
 
 def equal(input, other):
