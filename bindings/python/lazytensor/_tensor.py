@@ -292,12 +292,21 @@ def _nonzero(self, as_tuple=False):
 def _norm(self, p="fro", dim=None, keepdim=False, dtype=None):
     x = self if dtype is None else self.to(dtype)
     if p in ("fro", 2, 2.0):
-        return (x * x).sum(dim=dim, keepdim=keepdim).sqrt()
+        # PyTorch's gradient at a zero norm is 0: sqrt's would be 0/0 = NaN (F.normalize of a zero row)
+        s = (x * x).sum(dim=dim, keepdim=keepdim)
+        nz = s > 0
+        return _C._where3(nz, _C._where3(nz, s, 1.0).sqrt(), 0.0)
     if p in (1, 1.0):
         return x.abs().sum(dim=dim, keepdim=keepdim)
     if p == float("inf"):
         return x.abs().amax(dim=() if dim is None else dim, keepdim=keepdim)
-    return (x.abs() ** p).sum(dim=dim, keepdim=keepdim) ** (1.0 / p)
+    if p == float("-inf"):
+        return x.abs().amin(dim=() if dim is None else dim, keepdim=keepdim)
+    if p == 0:
+        return (x != 0).to(x.dtype).sum(dim=dim, keepdim=keepdim)
+    s = (x.abs() ** p).sum(dim=dim, keepdim=keepdim)
+    nz = s > 0
+    return _C._where3(nz, _C._where3(nz, s, 1.0) ** (1.0 / p), 0.0)
 
 
 def _log2(self):
@@ -430,3 +439,22 @@ def install():
             setattr(T, name + "_", _inplace_of(name))
     T.clip_ = T.clamp_
     T.absolute = T.abs
+    _install_session5(T)
+
+
+def _install_session5(T):
+    """Tensor methods over the torch.* functions added in session 5 (lazytensor._functions)."""
+    from . import _functions as f
+
+    def method(fn):
+        def m(self, *args, **kwargs):
+            return fn(self, *args, **kwargs)
+        m.__name__ = fn.__name__
+        return m
+    for name in ("addmm", "baddbmm", "addbmm", "addmv", "mv", "trunc", "fix", "frac", "fmod", "logical_xor",
+                 "diff", "roll", "tile", "movedim", "moveaxis", "kron", "cross", "cumprod"):
+        if not hasattr(T, name):
+            setattr(T, name, method(getattr(f, name)))
+    for name in ("addmm", "baddbmm", "addbmm", "addmv", "trunc", "fix", "frac", "fmod", "cumprod"):
+        if not hasattr(T, name + "_"):
+            setattr(T, name + "_", _inplace_of(name))
