@@ -1,8 +1,17 @@
-"""optim.Optimizer: param groups, per-parameter state, zero_grad, state_dict."""
+"""optim.Optimizer: param groups, per-parameter state, zero_grad, state_dict.
+
+Also the frame the optimizers share (PyTorch 1.13 rules): the hyper-parameter
+checks (_check, _check_hparams) and step() (_step), so each optimizer only
+writes its update rule (_update) and its fresh state (_init_state, _new_state).
+"""
 from collections import defaultdict
 from copy import deepcopy
 
 from .. import _C
+from .._functions import enable_grad, no_grad
+
+# Labels of PyTorch's "Invalid <label>: <value>" messages; any other name reads "<name> value".
+_LABELS = {"lr": "learning rate", "eps": "epsilon value"}
 
 
 class _Required:
@@ -14,6 +23,11 @@ required = _Required()
 
 
 class Optimizer:
+    # Switches of the shared step frame (_step), for the optimizers whose PyTorch rule differs.
+    _maximize = True                  # negate the gradient when group["maximize"] (NAdam, RAdam have none)
+    _decoupled_weight_decay = False   # True: no L2 term on the gradient, the update decays p itself (AdamW)
+    _counts_steps = True              # state["step"] += 1 before each update (SGD keeps no step count)
+
     def __init__(self, params, defaults):
         self.defaults = defaults
         self.state = defaultdict(dict)
@@ -59,6 +73,82 @@ class Optimizer:
 
     def step(self, closure=None):
         raise NotImplementedError
+
+    @staticmethod
+    def _check(label, value, ok):
+        """PyTorch's hyper-parameter check: ValueError("Invalid <label>: <value>") unless ok."""
+        if not ok:
+            raise ValueError("Invalid {}: {}".format(label, value))
+
+    @staticmethod
+    def _check_hparams(**values):
+        """The usual checks, in the order given: betas each in [0, 1), rho in [0, 1], anything else >= 0.
+
+        The comparisons are PyTorch's (`not 0.0 <= x`), so NaN is rejected and a
+        non-number raises the same TypeError as there.
+        """
+        for name, value in values.items():
+            if name == "betas":
+                for i in (0, 1):
+                    Optimizer._check("beta parameter at index {}".format(i), value[i], 0.0 <= value[i] < 1.0)
+            elif name == "rho":
+                Optimizer._check("rho value", value, 0.0 <= value <= 1.0)
+            else:
+                Optimizer._check(_LABELS.get(name, name + " value"), value, 0.0 <= value)
+
+    def _uses_state(self, group):
+        """Whether the params of this group get a self.state entry (SGD: only with momentum)."""
+        return True
+
+    def _init_state(self, group, p, state):
+        """Fill the empty state of p before its first update (default: nothing)."""
+
+    @staticmethod
+    def _new_state(state, p, *buffers, **scalars):
+        """A fresh state: step 0, then the scalars, then a zero tensor shaped like p per buffer name (None: skipped).
+
+        The key order is the state_dict()'s, as in PyTorch.
+        """
+        state["step"] = 0
+        state.update(scalars)
+        for name in buffers:
+            if name is not None:
+                state[name] = _C.zeros(*p.shape, dtype=p.dtype)
+
+    def _update(self, group, p, grad, state):
+        raise NotImplementedError
+
+    def _step(self, closure=None):
+        """The step() frame: closure under enable_grad, then, under no_grad, for each param with a gradient:
+        negate it for maximize, fetch (and on first use initialise) its state, count the step, add the L2
+        weight decay, and call self._update(group, p, grad, state) (state None where _uses_state is False).
+
+        Everything here is host bookkeeping or a lazy op: no sync.
+        """
+        loss = None
+        if closure is not None:
+            with enable_grad():
+                loss = closure()
+        with no_grad():
+            for group in self.param_groups:
+                wd, uses_state = group["weight_decay"], self._uses_state(group)
+                for p in group["params"]:
+                    grad = p.grad
+                    if grad is None:
+                        continue
+                    if self._maximize and group["maximize"]:
+                        grad = -grad
+                    state = None
+                    if uses_state:
+                        state = self.state[p]
+                        if len(state) == 0:
+                            self._init_state(group, p, state)
+                        if self._counts_steps:
+                            state["step"] += 1
+                    if wd != 0 and not self._decoupled_weight_decay:
+                        grad = grad.add(p, alpha=wd)
+                    self._update(group, p, grad, state)
+        return loss
 
     def state_dict(self):
         index = {}
