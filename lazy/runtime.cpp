@@ -7,9 +7,12 @@
 // they reach to a root.
 #include "lazy/runtime.h"
 
+#include <algorithm>
 #include <cstdlib>
+#include <optional>
 #include <mutex>
 
+#include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
 #include "ir/counters.h"
 #include "lazy/tensor.h"
@@ -24,6 +27,9 @@
 #endif
 
 namespace lt {
+namespace counters {
+Counter failed_tensors("failed_tensors");  ///< tensors a sync of everything could not compute
+}
 namespace runtime {
 namespace {
 
@@ -134,7 +140,22 @@ BufferPtr materialized_buffer(const NodePtr& n) {
   return n->buffer;
 }
 
-static std::vector<NodePtr> live_pending_nodes() {
+// Tensors whose computation failed in a sync of everything (lt::sync() or an
+// automatic sync). They stay pending, raise their error again whenever they
+// are synced themselves (the failing kernel runs again), and are left out of
+// later syncs of everything, so one bad tensor does not fail unrelated work
+// for as long as it is alive. Held weakly; guarded by the sync lock.
+static absl::flat_hash_map<const Node*, std::weak_ptr<Node>> g_failed;
+
+static bool failed_before(const NodePtr& n) {
+  auto it = g_failed.find(n.get());
+  if (it == g_failed.end()) return false;
+  if (it->second.lock() == n) return true;
+  g_failed.erase(it);  // a dead node's address, reused
+  return false;
+}
+
+static std::vector<NodePtr> live_pending_nodes(bool skip_failed = false) {
   // is_pending() reads a buffer that a sync on another thread may be writing:
   // hold the sync lock (lock order everywhere: sync, then registry).
   std::lock_guard<std::recursive_mutex> lock(sync_mutex());
@@ -142,6 +163,10 @@ static std::vector<NodePtr> live_pending_nodes() {
   for_each_live([&](TensorImpl* t) {
     if (t->node && t->node->is_pending()) out.push_back(t->node);
   });
+  if (skip_failed) {
+    absl::erase_if(g_failed, [](const auto& kv) { return kv.second.expired(); });
+    out.erase(std::remove_if(out.begin(), out.end(), failed_before), out.end());
+  }
   return out;
 }
 
@@ -189,13 +214,45 @@ void sync_nodes(absl::Span<const NodePtr> requested, const RunOptions& options) 
   g_live_at_last_sync.store(counters::nodes_live.get(), std::memory_order_relaxed);
 }
 
+// Syncs `roots`; when that fails, syncs halves of them, down to single
+// tensors, so that everything that can be computed is, and each tensor that
+// cannot is marked failed. The first error is kept in `first`. Only the error
+// path pays for the extra traces (about 2 log2(n) per failing tensor).
+static void sync_isolating(absl::Span<const NodePtr> roots, std::optional<Error>* first) {
+  if (roots.empty()) return;
+  try {
+    sync_nodes(roots);
+    return;
+  } catch (const Error& e) {
+    if (roots.size() == 1) {
+      g_failed[roots[0].get()] = roots[0];
+      counters::failed_tensors.add();
+      if (!*first) *first = e;
+      return;
+    }
+  }
+  size_t half = roots.size() / 2;
+  sync_isolating(roots.subspan(0, half), first);
+  sync_isolating(roots.subspan(half), first);  // those realised meanwhile are skipped
+}
+
+static void sync_everything(bool raise) {
+  std::lock_guard<std::recursive_mutex> lock(sync_mutex());
+  std::vector<NodePtr> roots = live_pending_nodes(/*skip_failed=*/true);
+  std::optional<Error> first;
+  sync_isolating(roots, &first);
+  if (first && raise) throw Error(*first);
+}
+
 void maybe_auto_sync() {
   int64_t pending = counters::nodes_live.get() - g_live_at_last_sync.load(std::memory_order_relaxed);
   if (pending < g_threshold.load(std::memory_order_relaxed) || t_in_auto_sync) return;
   t_in_auto_sync = true;
   try {
     counters::auto_syncs.add();
-    sync_nodes(live_pending_nodes());
+    // Never raises another tensor's error into the op that crossed the
+    // threshold: a failing tensor is marked and raises when it is synced.
+    sync_everything(/*raise=*/false);
   } catch (...) {
     t_in_auto_sync = false;
     throw;
@@ -231,7 +288,7 @@ void sync(absl::Span<const Tensor> tensors) {
   runtime::sync_nodes(nodes);
 }
 
-void sync() { runtime::sync_nodes(runtime::live_pending_nodes()); }
+void sync() { runtime::sync_everything(/*raise=*/true); }
 
 void set_sync_threshold(int64_t nodes) { runtime::g_threshold.store(nodes); }
 int64_t sync_threshold() { return runtime::g_threshold.load(); }

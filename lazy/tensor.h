@@ -155,7 +155,11 @@ class Tensor {
 /// live pending tensors) in one trace.
 void sync(absl::Span<const Tensor> tensors);
 inline void sync(const Tensor& t) { sync(absl::MakeConstSpan(&t, 1)); }
-/// Computes every live pending tensor.
+/// Computes every live pending tensor. A tensor whose computation fails (an
+/// index out of range found in a kernel) does not fail the others: they are
+/// computed, the first such error is raised after, and the failed tensor is
+/// left out of later syncs of everything (it raises again when used). The
+/// automatic sync (set_sync_threshold) does the same without raising.
 void sync();
 /// Pending node count past which an op syncs all live tensors (LT_SYNC_THRESHOLD, default 50000).
 void set_sync_threshold(int64_t nodes);

@@ -375,6 +375,44 @@ BOOST_AUTO_TEST_CASE(a_tensor_is_usable_after_a_failed_op_on_it) {
     BOOST_CHECK(raised);
     BOOST_CHECK_CLOSE(a.to_vector<float>()[0], std::exp(1.0f) * 0.5f - 0.25f, 1e-4);
   });
+  expect_result("sync() of everything computes all it can and raises the bad tensor's error", [] {
+    Tensor x = t23() * 2.0;
+    Tensor bad = index_select(x, 0, i64({0, 7})) + 1.0;  // out of range: found inside a kernel
+    Tensor good = x + 1.0, total = (x * 3.0).sum();
+    int64_t failed = counter_value("failed_tensors");
+    std::string msg;
+    try {
+      lt::sync();
+    } catch (const Error& e) {
+      msg = e.what();
+      BOOST_CHECK(e.kind() == ErrorKind::Index);
+    }
+    BOOST_CHECK_MESSAGE(msg.find("index 7") != std::string::npos, msg);
+    BOOST_CHECK(good.is_materialized() && total.is_materialized() && x.is_materialized());
+    BOOST_CHECK_EQUAL(good.to_vector<float>()[5], 13.0f);
+    BOOST_CHECK_EQUAL(total.item<float>(), 126.0f);
+    BOOST_CHECK_EQUAL(counter_value("failed_tensors") - failed, 1);
+    Tensor later = x * 5.0;
+    BOOST_CHECK_NO_THROW(lt::sync());  // the failed tensor is left out of later syncs of everything
+    BOOST_CHECK(later.is_materialized());
+    BOOST_CHECK_THROW(bad.to_vector<float>(), Error);  // and raises whenever it is used
+    BOOST_CHECK_THROW((bad * 2.0).to_vector<float>(), Error);
+  });
+  expect_result("an automatic sync never raises another tensor's error", [] {
+    int64_t threshold = sync_threshold();
+    struct Restore {
+      int64_t t;
+      ~Restore() { set_sync_threshold(t); }
+    } restore{threshold};
+    Tensor bad = index_select(t23() * 2.0, 0, i64({5}));  // pending, bad
+    set_sync_threshold(10);
+    Tensor a = ones({3});
+    int64_t autos = counter_value("auto_syncs");
+    BOOST_CHECK_NO_THROW(for (int i = 0; i < 40; ++i) a = a * 1.5 + 1.0);
+    BOOST_CHECK(counter_value("auto_syncs") > autos);
+    BOOST_CHECK_GT(a.to_vector<float>()[0], 1.0f);
+    BOOST_CHECK_THROW(bad.to_vector<float>(), Error);
+  });
   expect_result("a failed backward leaves the graph usable", [] {
     Tensor w = t23().requires_grad_();
     Tensor y = w * 2.0;

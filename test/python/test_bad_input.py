@@ -299,3 +299,48 @@ def test_a_kernel_that_fails_to_compile_raises_and_the_tensor_computes_later():
     out = subprocess.run([sys.executable, "-c", _COMPILE_FAULT_PROGRAM], env=env, capture_output=True, text=True, timeout=300)
     assert out.returncode == 0, out.stderr
     assert out.stdout.split() == ["raised", "True", "computed"], out.stdout + out.stderr
+
+
+def test_a_bad_pending_tensor_fails_one_sync_of_everything_and_no_unrelated_work():
+    # lazytensor.sync() computes every live pending tensor. One whose index is
+    # out of range raises its error there (as PyTorch would have at the op),
+    # but only after everything else was computed; later syncs of everything
+    # leave it out, and it raises again whenever it is used.
+    try:
+        lt.sync()  # settle what earlier tests left pending (their failures are theirs)
+    except Exception:
+        pass
+    base = lt.debug.pending_tensor_count()
+    x = lt.arange(4.0)
+    bad = x.gather(0, lt.tensor([1, 9])) * 2
+    good, total = x * 3, (x + 1).sum()
+    failed = lt.debug.counter("failed_tensors")
+    with pytest.raises(IndexError, match="9"):
+        lt.sync()
+    assert lt.debug.counter("failed_tensors") == failed + 1
+    assert lt.debug.pending_tensor_count() == base + 1  # only `bad`
+    assert good.tolist() == [0.0, 3.0, 6.0, 9.0] and total.item() == 10.0
+    later = x * 5
+    lt.sync()  # no error: `bad` is left out
+    assert lt.debug.pending_tensor_count() == base + 1 and later.tolist()[3] == 15.0
+    with pytest.raises(IndexError):
+        bad.tolist()
+    with pytest.raises(IndexError):
+        (bad + 1).sum().item()
+
+
+def test_an_automatic_sync_never_raises_another_tensors_error():
+    threshold = lt.debug.sync_threshold()
+    bad = lt.arange(2.0).gather(0, lt.tensor([3]))  # pending, out of range
+    autos = lt.debug.counter("auto_syncs")
+    try:
+        lt.debug.set_sync_threshold(10)
+        a = lt.ones(3)
+        for i in range(50):
+            a = a * 1.01 + i
+    finally:
+        lt.debug.set_sync_threshold(threshold)
+    assert lt.debug.counter("auto_syncs") > autos
+    assert a.tolist()[0] > 1.0
+    with pytest.raises(IndexError):
+        bad.item()
