@@ -2,6 +2,8 @@
 #include "trace/capture.h"
 
 #include <algorithm>
+#include <cstring>
+#include <vector>
 
 #include "ir/counters.h"
 
@@ -77,6 +79,58 @@ BufferPtr contiguous_view(const Node& n) {
   return std::make_shared<Buffer>(x.buffer, offset, numel);
 }
 
+// Slices of materialised data up to this size that are not one contiguous
+// run are copied into a fresh input at capture (see strided_copy).
+constexpr size_t kCopySliceBytes = size_t{1} << 20;
+
+// A Slice of materialised data that contiguous_view() cannot view, copied on
+// the host into a buffer of its own, when it is at most kCopySliceBytes: the
+// slice becomes a trace input whose start is not part of the trace, so a loop
+// over `x[:, t]` (a time step, a column block) of loaded data is one trace for
+// every t instead of one per t, as contiguous slices already were. The copy
+// reads what a kernel would read at this sync, so the value is the same.
+// Larger slices stay in the trace, where a kernel reads them in parallel.
+BufferPtr strided_copy(const Node& n) {
+  const Node& x = *n.inputs[0];
+  if (!x.is_materialized()) return nullptr;
+  int64_t numel = n.numel();
+  if (numel == 0) return nullptr;
+  size_t elem = dtype_size(n.dtype);
+  if (static_cast<size_t>(numel) * elem > kCopySliceBytes) return nullptr;
+  size_t rank = n.shape.size();
+  std::vector<int64_t> in_stride(rank);
+  int64_t stride = 1;
+  for (size_t k = rank; k-- > 0;) {
+    in_stride[k] = stride;
+    stride *= x.shape[k];
+  }
+  if (x.buffer->numel() != stride) return nullptr;
+  BufferPtr out = make_buffer(n.dtype, numel);
+  const char* src = static_cast<const char*>(x.buffer->data());
+  char* dst = static_cast<char*>(out->data());
+  int64_t base = 0;
+  for (size_t k = 0; k < rank; ++k) base += n.attrs[2 * k] * in_stride[k];
+  // Odometer over the slice's outer dims; the innermost dim is one run when its step is 1.
+  int64_t inner = rank ? n.shape[rank - 1] : 1, inner_step = rank ? n.attrs[2 * rank - 1] * in_stride[rank - 1] : 1;
+  std::vector<int64_t> idx(rank ? rank - 1 : 0, 0);
+  for (int64_t done = 0; done < numel; done += inner) {
+    int64_t at = base;
+    for (size_t k = 0; k + 1 < rank; ++k) at += idx[k] * n.attrs[2 * k + 1] * in_stride[k];
+    if (inner_step == 1) {
+      std::memcpy(dst, src + at * static_cast<int64_t>(elem), static_cast<size_t>(inner) * elem);
+      dst += inner * static_cast<int64_t>(elem);
+    } else {
+      for (int64_t i = 0; i < inner; ++i, dst += elem)
+        std::memcpy(dst, src + (at + i * inner_step) * static_cast<int64_t>(elem), elem);
+    }
+    for (size_t k = idx.size(); k-- > 0;) {
+      if (++idx[k] < n.shape[k]) break;
+      idx[k] = 0;
+    }
+  }
+  return out;
+}
+
 }  // namespace
 
 TraceCapture::TraceCapture(absl::Span<const NodePtr> roots) : lock_(capture_mutex()), epoch_(++g_epoch) {
@@ -98,7 +152,9 @@ TraceCapture::TraceCapture(absl::Span<const NodePtr> roots) : lock_(capture_mute
       return true;
     }
     if (n->op == Op::Slice) {
-      if (BufferPtr view = contiguous_view(*n)) {
+      BufferPtr view = contiguous_view(*n);
+      if (!view) view = strided_copy(*n);
+      if (view) {
         n->capture_index = emit_input(n, std::move(view));
         n->capture_epoch = epoch_;
         return true;

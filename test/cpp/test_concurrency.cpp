@@ -89,13 +89,20 @@ std::vector<Run> multi_threaded(const std::function<void(const std::atomic<int>&
   Tensor shared = make_shared_weights();
   std::vector<Run> runs(kThreads);
   std::atomic<int> done{0};
+  // With a watcher, the trainers start when it does: on a loaded 2-vCPU
+  // machine they could otherwise all finish before it first runs.
+  std::atomic<bool> go{!while_running};
   std::vector<std::thread> threads;
   for (int i = 0; i < kThreads; ++i)
     threads.emplace_back([&, i] {
+      while (!go.load()) std::this_thread::yield();
       runs[i] = train(shared, i);
       done.fetch_add(1);
     });
-  if (while_running) while_running(done);
+  if (while_running) {
+    go.store(true);
+    while_running(done);
+  }
   for (std::thread& t : threads) t.join();
   BOOST_CHECK(bitwise_equal(shared.to_vector<float>(), make_shared_weights().to_vector<float>()));
   return runs;
@@ -141,14 +148,14 @@ BOOST_AUTO_TEST_CASE(a_thread_syncing_everything_while_others_record_changes_no_
     // No BOOST_REQUIRE on this thread: a throw here would terminate.
     Tensor own = ones({32});
     float expect = 1.0f;
-    while (done.load() < kThreads) {
+    do {  // at least once, however the threads are scheduled
       own = own * 0.5 + 0.25;
       expect = expect * 0.5f + 0.25f;
       lt::sync();
       ++syncs_by_watcher;
       if (own.sum().item<float>() != 32 * expect) ++wrong_own_values;
       std::this_thread::yield();
-    }
+    } while (done.load() < kThreads);
   });
   BOOST_TEST_MESSAGE("the watcher synced " << syncs_by_watcher << " times");
   BOOST_CHECK_GT(syncs_by_watcher, 0);

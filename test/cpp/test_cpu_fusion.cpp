@@ -203,6 +203,27 @@ BOOST_AUTO_TEST_CASE(slices_of_data_compute_the_right_values_on_every_backend) {
   runtime::set_backend(old);
 }
 
+BOOST_AUTO_TEST_CASE(a_loop_over_time_steps_of_data_compiles_once) {
+  // x[:, t] of loaded data (not one run of it) is copied into a trace input,
+  // so a loop over t syncing each step captures one trace.
+  runtime::set_backend("cpu");
+  Tensor x = Tensor::from_vector<float>(iota_values(4 * 6 * 3), {4, 6, 3});  // x[b][t][f] = 18b + 3t + f
+  Tensor w = Tensor::from_vector<float>({1, -2, 0.5}, {3, 1});
+  int64_t compiled = 0, hits = 0;
+  for (int t = 0; t < 6; ++t) {
+    std::vector<float> y = relu(matmul(select(x, 1, t), w) + 1.0).to_vector<float>();
+    BOOST_TEST_REQUIRE(y.size() == 4u);
+    for (int b = 0; b < 4; ++b) {
+      float v0 = 18.0f * b + 3.0f * t;
+      float want = std::max(0.0f, v0 - 2 * (v0 + 1) + 0.5f * (v0 + 2) + 1.0f);
+      BOOST_TEST(y[b] == want, boost::test_tools::tolerance(1e-5f));
+    }
+    if (t == 0) compiled = counter_value("kernels_compiled"), hits = counter_value("trace_cache_hits");
+  }
+  BOOST_TEST(counter_value("kernels_compiled") == compiled);
+  BOOST_TEST(counter_value("trace_cache_hits") - hits == 5);
+}
+
 BOOST_AUTO_TEST_CASE(a_synced_slice_of_data_is_a_view_that_keeps_the_data_alive) {
   runtime::set_backend("cpu");
   Tensor x = Tensor::from_vector<float>(iota_values(24), {8, 3});
