@@ -261,3 +261,20 @@ def test_manual_slicing_batches_compile_once():
     # steps 1 and 2 are new traces (SGD's first momentum step differs from later ones); then none
     assert misses[3:] == [0, 0, 0], misses
     np.testing.assert_allclose(losses, want, rtol=1e-4)
+
+
+def test_a_loop_over_time_steps_of_data_compiles_once():
+    """X[:, t] of data is not one run of it: it is copied into an input at capture, so one trace whatever t."""
+    rng = np.random.RandomState(3)
+    xs = rng.randn(4, 7, 5).astype(np.float32)
+    w = rng.randn(5, 3).astype(np.float32)
+    X, W = lt.from_numpy(xs.copy()), lt.from_numpy(w.copy())
+    X.numpy()  # materialised data
+    outs, misses = [], []
+    for t in range(7):
+        before = lt.debug.counters()["trace_cache_misses"]
+        outs.append(lt.tanh(X[:, t] @ W).sum(1).numpy())
+        misses.append(lt.debug.counters()["trace_cache_misses"] - before)
+    assert misses[1:] == [0] * 6, misses
+    want = np.tanh(np.einsum("btf,fk->btk", xs, w)).sum(2)
+    np.testing.assert_allclose(np.stack(outs, 1), want, rtol=1e-5, atol=1e-6)
