@@ -424,16 +424,25 @@ UkrFn ukr_for(DType dt, const Blocking& bl) {
   return fn;
 }
 
+// Tables by entry address, each remembering the loaded object it was built
+// for: once that object is unloaded, another kernel may be loaded at the same
+// address, and its entry must not find the old table (pointers into unmapped code).
+struct CachedTable {
+  bool pinned;                      // built for a pinned object (never unloaded)
+  std::weak_ptr<const void> owner;  // else the object it was built for
+  std::shared_ptr<const Table> table;
+  bool serves(const std::shared_ptr<const void>& o) const { return o ? !pinned && owner.lock() == o : pinned; }
+};
 std::mutex table_mu;
-absl::flat_hash_map<KernelFn, std::shared_ptr<const Table>>& tables() {
-  static auto* t = new absl::flat_hash_map<KernelFn, std::shared_ptr<const Table>>();
+absl::flat_hash_map<KernelFn, CachedTable>& tables() {
+  static auto* t = new absl::flat_hash_map<KernelFn, CachedTable>();
   return *t;
 }
 
-std::shared_ptr<const Table> table_for(const Kernel& k, KernelFn fn) {
+std::shared_ptr<const Table> table_for(const Kernel& k, KernelFn fn, const std::shared_ptr<const void>& owner) {
   std::lock_guard<std::mutex> lock(table_mu);
   auto it = tables().find(fn);
-  if (it != tables().end()) return it->second;
+  if (it != tables().end() && it->second.serves(owner)) return it->second.table;
   std::string sym = kernel_symbol(k);
   auto t = std::make_shared<Table>();
   t->pack_a = reinterpret_cast<KernelFn>(lookup_jit_symbol(sym + ".pack_a"));
@@ -450,7 +459,7 @@ std::shared_ptr<const Table> table_for(const Kernel& k, KernelFn fn) {
   t->checks_a = !checks.lhs.empty();
   t->checks_b = !checks.rhs.empty();
   t->plain_out = plain_output(k);
-  tables().emplace(fn, t);
+  tables().insert_or_assign(fn, CachedTable{!owner, owner, t});
   return t;
 }
 
@@ -620,8 +629,9 @@ void generate_matmul_kernel(const Kernel& k, llvm::Module& m, const std::string&
   b.CreateRet(b.getInt32(0));
 }
 
-void launch_matmul(const Kernel& k, KernelFn fn, void* const* buffers, const int64_t* scalars) {
-  std::shared_ptr<const Table> tp = table_for(k, fn);
+void launch_matmul(const Kernel& k, KernelFn fn, const std::shared_ptr<const void>& owner, void* const* buffers,
+                   const int64_t* scalars) {
+  std::shared_ptr<const Table> tp = table_for(k, fn, owner);
   const Table& t = *tp;
   const Dims& d = t.d;
   if (d.B == 0 || d.M == 0 || d.N == 0) return;

@@ -23,6 +23,7 @@
 #pragma once
 
 #include <functional>
+#include <memory>
 #include <string>
 
 #include "jit/cpu/jit.h"
@@ -33,8 +34,12 @@ namespace lt::cpu {
 /// Adds the functions above to `module` for a MatMul kernel.
 void generate_matmul_kernel(const Kernel& kernel, llvm::Module& module, const std::string& symbol);
 
-/// Runs a MatMul kernel compiled by generate_matmul_kernel; `fn` is its entry.
-void launch_matmul(const Kernel& kernel, KernelFn fn, void* const* buffers, const int64_t* scalars);
+/// Runs a MatMul kernel compiled by generate_matmul_kernel; `fn` is its entry
+/// and `owner` the loaded object it lives in (KernelEntry::keep; empty for a
+/// pinned object). The helper entries looked up for `fn` are cached per
+/// loaded object: after an unload, another object may be loaded at `fn`'s address.
+void launch_matmul(const Kernel& kernel, KernelFn fn, const std::shared_ptr<const void>& owner, void* const* buffers,
+                   const int64_t* scalars);
 
 /// Address of a symbol already linked into the JIT (compiler.cpp).
 void* lookup_jit_symbol(const std::string& name);
