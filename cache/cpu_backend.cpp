@@ -232,7 +232,27 @@ std::shared_ptr<const Executable> CpuBackend::executable(const Trace& trace, con
   auto exe = std::make_shared<Executable>();
   exe->plan = std::make_shared<const Plan>(schedule(trace, policy));
   if (debug_level() >= 3) std::fprintf(stderr, "[lt] %s", exe->plan->print().c_str());
-  for (const Kernel& k : exe->plan->kernels) exe->fns.push_back(kernel(k, compile_ms, compiled));
+  // The plan's kernels are fetched (memory, disk, or compiled) on several
+  // threads at once; a kernel that occurs twice is fetched once.
+  const std::vector<Kernel>& ks = exe->plan->kernels;
+  std::vector<size_t> first(ks.size());  // index of the first kernel with the same key
+  std::vector<size_t> distinct;
+  {
+    absl::flat_hash_map<Hash128, size_t> seen;
+    for (size_t i = 0; i < ks.size(); ++i) {
+      auto [it, fresh] = seen.try_emplace(kernel_key(ks[i]), i);
+      first[i] = it->second;
+      if (fresh) distinct.push_back(i);
+    }
+  }
+  exe->fns.resize(ks.size());
+  std::vector<double> ms(distinct.size(), 0.0);
+  std::vector<int> counts(distinct.size(), 0);
+  cpu::compile_in_parallel(distinct.size(), [&](size_t d) {
+    exe->fns[distinct[d]] = kernel(ks[distinct[d]], &ms[d], &counts[d]);
+  });
+  for (size_t i = 0; i < ks.size(); ++i) exe->fns[i] = exe->fns[first[i]];
+  for (size_t d = 0; d < distinct.size(); ++d) *compile_ms += ms[d], *compiled += counts[d];
   return traces_.insert(key, std::move(exe));
 }
 

@@ -58,9 +58,22 @@ Hash128 finish_hash(StableHasher h, absl::Span<const int32_t> outputs) {
 // contiguous run of that data: right of the first dim it takes partly, every
 // dim is taken whole; left of it, every dim has size 1. Null otherwise (and
 // for an empty slice). The view's offset is not part of the trace.
+// Whether every element a Slice names lies inside its input. A malformed
+// slice (a hand-built node) is left in the trace, where the evaluator or the
+// scheduler rejects it with an error instead of a read past the buffer.
+bool slice_in_bounds(const Node& n, const Node& x) {
+  if (n.shape.size() != x.shape.size() || n.attrs.size() != 2 * n.shape.size()) return false;
+  for (size_t k = 0; k < n.shape.size(); ++k) {
+    int64_t start = n.attrs[2 * k], step = n.attrs[2 * k + 1], out = n.shape[k];
+    if (out == 0) continue;
+    if (start < 0 || step <= 0 || start >= x.shape[k] || (out - 1) > (x.shape[k] - 1 - start) / step) return false;
+  }
+  return true;
+}
+
 BufferPtr contiguous_view(const Node& n) {
   const Node& x = *n.inputs[0];
-  if (!x.is_materialized()) return nullptr;
+  if (!x.is_materialized() || !slice_in_bounds(n, x)) return nullptr;
   int64_t numel = n.numel();
   if (numel == 0) return nullptr;
   int64_t offset = 0, stride = 1;
@@ -92,7 +105,7 @@ constexpr size_t kCopySliceBytes = size_t{1} << 20;
 // Larger slices stay in the trace, where a kernel reads them in parallel.
 BufferPtr strided_copy(const Node& n) {
   const Node& x = *n.inputs[0];
-  if (!x.is_materialized()) return nullptr;
+  if (!x.is_materialized() || !slice_in_bounds(n, x)) return nullptr;
   int64_t numel = n.numel();
   if (numel == 0) return nullptr;
   size_t elem = dtype_size(n.dtype);

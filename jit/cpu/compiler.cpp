@@ -14,6 +14,7 @@
 #include <cstdlib>
 #include <functional>
 #include <mutex>
+#include <optional>
 
 #include "absl/container/flat_hash_map.h"
 #include "ir/counters.h"
@@ -66,8 +67,12 @@ std::string llvm_error(llvm::Error e) {
 }
 
 struct Jit {
-  std::mutex mu;  // guards tm (not thread-safe for emission) and `loaded`
+  std::mutex mu;  // guards `loaded` and `pinned`
+  // For the module's data layout, triple, CPU and features only (read-only):
+  // optimisation and emission use one TargetMachine per thread (thread_tm()),
+  // since a TargetMachine is not safe to share between compiling threads.
   std::unique_ptr<llvm::TargetMachine> tm;
+  std::optional<llvm::orc::JITTargetMachineBuilder> builder;
   std::unique_ptr<llvm::orc::LLJIT> lljit;
   std::string target;
   // One slot per loaded object, by entry symbol. `handle` is the object's
@@ -92,6 +97,7 @@ struct Jit {
     auto tm_or = jtmb->createTargetMachine();
     if (!tm_or) fail(ErrorKind::Runtime, "cpu jit: ", llvm_error(tm_or.takeError()));
     tm = std::move(*tm_or);
+    builder = *jtmb;
     target = cat(std::string(tm->getTargetCPU()), ";", std::string(tm->getTargetFeatureString()), ";llvm-",
                  LLVM_VERSION_STRING);
     auto j = llvm::orc::LLJITBuilder().setJITTargetMachineBuilder(*jtmb).create();
@@ -122,6 +128,18 @@ struct Jit {
 Jit& jit() {
   static Jit* j = new Jit();  // never destroyed: kernels may run during static destruction
   return *j;
+}
+
+// This thread's TargetMachine (same target and options as Jit::tm), so that
+// kernels compile on several threads at once (compile_in_parallel()).
+llvm::TargetMachine& thread_tm() {
+  thread_local std::unique_ptr<llvm::TargetMachine> tm;
+  if (!tm) {
+    auto made = jit().builder->createTargetMachine();
+    if (!made) fail(ErrorKind::Runtime, "cpu jit: ", llvm_error(made.takeError()));
+    tm = std::move(*made);
+  }
+  return *tm;
 }
 
 std::unique_ptr<llvm::Module> build_module(llvm::LLVMContext& ctx, const std::string& symbol,
@@ -189,7 +207,7 @@ void optimize(llvm::Module& m) {
   pto.LoopVectorization = true;
   pto.SLPVectorization = true;
   pto.LoopUnrolling = true;
-  llvm::PassBuilder pb(jit().tm.get(), pto);
+  llvm::PassBuilder pb(&thread_tm(), pto);
   pb.registerModuleAnalyses(mam);
   pb.registerCGSCCAnalyses(cgam);
   pb.registerFunctionAnalyses(fam);
@@ -243,9 +261,7 @@ std::string emit_machine_code(llvm::Module& m) {
   {
     llvm::raw_svector_ostream os(buf);
     llvm::legacy::PassManager pm;
-    Jit& j = jit();
-    std::lock_guard<std::mutex> lock(j.mu);
-    if (j.tm->addPassesToEmitFile(pm, os, nullptr, llvm::CodeGenFileType::ObjectFile))
+    if (thread_tm().addPassesToEmitFile(pm, os, nullptr, llvm::CodeGenFileType::ObjectFile))
       fail(ErrorKind::Runtime, "cpu jit: target cannot emit objects");
     pm.run(m);
   }
@@ -454,7 +470,7 @@ void launch_kernel(const Kernel& kernel, KernelFn fn, void* const* buffers, cons
 }
 
 void launch_kernel(const Kernel& kernel, const KernelEntry& entry, void* const* buffers, const int64_t* scalars) {
-  if (kernel.kind == KernelKind::MatMul) return launch_matmul(kernel, entry.fn, buffers, scalars);
+  if (kernel.kind == KernelKind::MatMul) return launch_matmul(kernel, entry.fn, entry.keep, buffers, scalars);
   int64_t range = kernel.outer_size();
   if (range <= 0) return;
   ErrorSlot err;
@@ -488,6 +504,28 @@ void launch_kernel(const Kernel& kernel, const KernelEntry& entry, void* const* 
                       [&](const tbb::blocked_range<int64_t>& r) { entry.fn(&args, r.begin(), r.end()); });
   }
   raise_kernel_error(err);
+}
+
+void compile_in_parallel(size_t n, const std::function<void(size_t)>& compile_one) {
+  static const int threads = [] {
+    const char* e = std::getenv("LT_COMPILE_THREADS");
+    return e && *e ? std::max(1, std::atoi(e)) : 0;  // 0: TBB's default (every core)
+  }();
+  if (n <= 1 || threads == 1) {
+    for (size_t i = 0; i < n; ++i) compile_one(i);
+    return;
+  }
+  auto run = [&] {
+    tbb::parallel_for(tbb::blocked_range<size_t>(0, n, 1), [&](const tbb::blocked_range<size_t>& r) {
+      for (size_t i = r.begin(); i < r.end(); ++i) compile_one(i);
+    });
+  };
+  if (threads > 1) {
+    tbb::task_arena arena(threads);
+    arena.execute(run);
+  } else {
+    run();
+  }
 }
 
 }  // namespace lt::cpu

@@ -330,3 +330,31 @@ BOOST_AUTO_TEST_CASE(a_long_run_of_distinct_traces_keeps_its_memory_mappings_bou
   cpu_clear_caches();  // unload them again
   BOOST_TEST(memory_mappings() <= capped + 24);
 }
+
+BOOST_AUTO_TEST_CASE(matmul_kernels_unloaded_and_reloaded_in_turn_keep_their_own_helpers) {
+  // With room for one trace, two matmul programs of different sizes evict
+  // each other: each sync unloads the other's kernel and loads its own, often
+  // at the address the other had. A matmul's packing helpers are cached by
+  // entry address and must never be taken from the object unloaded there.
+  runtime::set_backend("cpu");
+  TraceCacheCapacity cap(1);
+  Tensor a = Tensor::from_vector<float>(iota_values(6 * 5), {6, 5}), b = Tensor::from_vector<float>(iota_values(5 * 7), {5, 7});
+  Tensor c = Tensor::from_vector<float>(iota_values(9 * 4), {9, 4}), d = Tensor::from_vector<float>(iota_values(4 * 3), {4, 3});
+  auto want = [](int m, int k, int n, int i, int j) {
+    double s = 0;
+    for (int r = 0; r < k; ++r) s += double(i * k + r) * double(r * n + j);
+    return s;
+  };
+  int64_t unloaded = counter_value("jit_objects_unloaded");
+  for (int round = 0; round < 6; ++round) {
+    std::vector<float> ab = (matmul(a, b) + 1.0).to_vector<float>();
+    std::vector<float> cd = (matmul(c, d) - 1.0).to_vector<float>();
+    BOOST_TEST_REQUIRE(ab.size() == 42u);
+    BOOST_TEST_REQUIRE(cd.size() == 27u);
+    for (int i = 0; i < 6; ++i)
+      for (int j = 0; j < 7; ++j) BOOST_TEST(ab[i * 7 + j] == want(6, 5, 7, i, j) + 1.0, boost::test_tools::tolerance(1e-5));
+    for (int i = 0; i < 9; ++i)
+      for (int j = 0; j < 3; ++j) BOOST_TEST(cd[i * 3 + j] == want(9, 4, 3, i, j) - 1.0, boost::test_tools::tolerance(1e-5));
+  }
+  BOOST_TEST(counter_value("jit_objects_unloaded") - unloaded >= 10);
+}

@@ -1,6 +1,8 @@
 // Differential tests: the cpu backend (scheduler + LLVM JIT) against the
 // reference evaluator, for every primitive and composed programs.
 #define BOOST_TEST_MODULE cpu_jit
+#include <thread>
+
 #include "ir/counters.h"
 #include "ir/evaluator.h"
 #include "jit/cpu/random.h"
@@ -395,4 +397,91 @@ BOOST_AUTO_TEST_CASE(a_random_kernel_calls_the_vector_philox_and_matches_the_ref
                      ir.find("call <4 x i32> @lt_philox_word_n4") != std::string::npos;
   BOOST_TEST(vector_call, "the vectorised loop should call a vector variant");
   check_against_reference({y});
+}
+
+BOOST_AUTO_TEST_CASE(kernels_compiled_on_several_threads_at_once_are_the_ones_compiled_alone) {
+  // Each thread optimises and emits with its own TargetMachine; a race there
+  // would show as different (or broken) objects. No speedup is asserted.
+  BufferPtr in = random_buffer(DType::Float32, 4 * 37, -2, 2, 97);
+  NodePtr x = make_input(in, {4, 37});
+  std::vector<NodePtr> programs = {
+      ops::exp(ops::mul(x, x)),        ops::softmax(x, -1),          ops::tanh(ops::add(x, ops::erf(x))),
+      ops::sum(ops::sin(x), {1}, false), ops::log1p(ops::abs(x)),    ops::layer_norm(x, {37}, nullptr, nullptr),
+      ops::rand({4, 37}, 5, 0, DType::Float32)};
+  std::vector<Kernel> kernels;
+  for (const NodePtr& p : programs)
+    for (const Kernel& k : schedule(capture_trace({p}).trace, fusion_policy("default")).kernels) kernels.push_back(k);
+  std::vector<std::string> alone;
+  for (const Kernel& k : kernels) alone.push_back(cpu::compile_kernel_object(k).bytes);
+  for (int round = 0; round < 2; ++round) {
+    std::vector<std::string> together(kernels.size());
+    cpu::compile_in_parallel(kernels.size(), [&](size_t i) { together[i] = cpu::compile_kernel_object(kernels[i]).bytes; });
+    std::vector<std::thread> threads;  // and on plain threads, all at once
+    std::vector<std::string> raw(kernels.size());
+    for (size_t i = 0; i < kernels.size(); ++i)
+      threads.emplace_back([&, i] { raw[i] = cpu::compile_kernel_object(kernels[i]).bytes; });
+    for (std::thread& t : threads) t.join();
+    for (size_t i = 0; i < kernels.size(); ++i) {
+      BOOST_TEST(together[i] == alone[i], "kernel " << kernels[i].name << " (tbb)");
+      BOOST_TEST(raw[i] == alone[i], "kernel " << kernels[i].name << " (threads)");
+    }
+  }
+}
+
+BOOST_AUTO_TEST_CASE(a_matmul_kernel_loaded_where_another_was_unloaded_runs_as_itself) {
+  // After an unload the JIT may map the next object at the same address, so
+  // a new matmul kernel's entry can equal the old one's: whatever the
+  // launcher cached for that address must not be used for it.
+  struct Case {
+    int64_t m, k, n;
+    BufferPtr a, b;
+    Plan plan;
+    cpu::ObjectCode obj;
+  };
+  auto make = [](int64_t m, int64_t k, int64_t n) {
+    Case c{m, k, n, random_buffer(DType::Float32, m * k, -1, 1, static_cast<uint32_t>(m)),
+           random_buffer(DType::Float32, k * n, -1, 1, static_cast<uint32_t>(n)), Plan(), {}};
+    CapturedTrace ct = capture_trace({ops::matmul(make_input(c.a, {m, k}), make_input(c.b, {k, n}))});
+    c.plan = schedule(ct.trace, fusion_policy("default"));
+    BOOST_REQUIRE_EQUAL(c.plan.kernels.size(), 1u);
+    BOOST_REQUIRE(c.plan.kernels[0].kind == KernelKind::MatMul);
+    c.obj = cpu::compile_kernel_object(c.plan.kernels[0]);
+    return c;
+  };
+  auto run = [](const Case& c, const cpu::KernelEntry& e) {  // wrong elements
+    const Kernel& k = c.plan.kernels[0];
+    std::vector<BufferPtr> bound(c.plan.buffers.size());
+    BufferPtr out;
+    for (size_t i = 0; i < c.plan.buffers.size(); ++i) {
+      const PlanBuffer& pb = c.plan.buffers[i];
+      if (pb.role == PlanBuffer::Role::Param) bound[i] = pb.index == 0 ? c.a : c.b;
+      else bound[i] = make_buffer(pb.dtype, std::max<int64_t>(pb.numel, 1));
+      if (pb.role == PlanBuffer::Role::Output) out = bound[i];
+    }
+    std::vector<void*> ptrs;
+    for (const KernelBuffer& kb : k.buffers) ptrs.push_back(kb.plan_buffer >= 0 ? bound[kb.plan_buffer]->data() : nullptr);
+    cpu::launch_kernel(k, e, ptrs.data(), nullptr);
+    int bad = 0;
+    for (int64_t i = 0; i < c.m; ++i)
+      for (int64_t j = 0; j < c.n; ++j) {
+        double s = 0;
+        for (int64_t r = 0; r < c.k; ++r) s += double(c.a->as<float>()[i * c.k + r]) * double(c.b->as<float>()[r * c.n + j]);
+        bad += std::abs(out->as<float>()[i * c.n + j] - s) > 1e-4 * (1 + std::abs(s));
+      }
+    return bad;
+  };
+  Case c1 = make(6, 5, 7), c2 = make(9, 4, 3);
+  int reused = 0;
+  for (int round = 0; round < 12; ++round) {
+    cpu::KernelFn f1;
+    {
+      cpu::KernelEntry e1 = cpu::load_kernel_entry(c1.obj);
+      f1 = e1.fn;
+      BOOST_TEST(run(c1, e1) == 0);
+    }  // unloaded here
+    cpu::KernelEntry e2 = cpu::load_kernel_entry(c2.obj);
+    reused += e2.fn == f1;
+    BOOST_TEST(run(c2, e2) == 0);
+  }
+  BOOST_TEST_MESSAGE("the second kernel was loaded at the first one's address in " << reused << " of 12 rounds");
 }
