@@ -85,7 +85,7 @@ def cosh(input, *, out=None):
 
 def tan(input, *, out=None):
     x = _floating("tan", input)
-    return x.sin() / x.cos()
+    return _where(x == 0, x, x.sin() / x.cos())  # the C++ sin(-0.0) gives +0.0
 
 
 def asinh(input, *, out=None):
@@ -162,16 +162,22 @@ def logaddexp2(input, other, *, out=None):
     return _where(tie, a * 0.5 + b * 0.5 + 1.0, r)
 
 
+def _xlog(x, y, log_y):
+    """x * log_y, 0 where x == 0 (unless y is NaN). Gradients as PyTorch: d/dx = log_y except 0 where x == 0
+    and log_y is not finite; d/dy flows through log_y."""
+    lf = _where(log_y.isfinite(), log_y, 0.0)
+    r = _where(x == 0, x * lf, x * log_y)
+    return _where(y.isnan(), math.nan, r)
+
+
 def xlogy(input, other, *, out=None):
     x, y = _binary_float("xlogy", input, other)
-    r = _where(x == 0, 0.0, x * y.log())
-    return _where(y.isnan(), math.nan, r)
+    return _xlog(x, y, y.log())
 
 
 def xlog1py(input, other, *, out=None):
     x, y = _binary_float("xlog1py", input, other)
-    r = _where(x == 0, 0.0, x * y.log1p())
-    return _where(y.isnan(), math.nan, r)
+    return _xlog(x, y, y.log1p())
 
 
 def logit(input, eps=None, *, out=None):
