@@ -36,11 +36,11 @@ def _apply(x, reduction):
 
 
 def _same_shape(fn, input, target):
+    """PyTorch broadcasts these losses' input and target (RuntimeError when they do not broadcast)."""
     _tensor_arg(fn, "input", input)
     _tensor_arg(fn, "target", target)
-    if tuple(input.shape) != tuple(target.shape):
-        raise ValueError("{}: Target size ({}) must be the same as input size ({})".format(
-            fn, _shape(target), _shape(input)))
+    from .functional import _broadcast_shape
+    _broadcast_shape(fn, input, target)
 
 
 # ---------------------------------------------------------------- activations
@@ -163,14 +163,15 @@ def dropout1d(input, p=0.5, training=True, inplace=False):
 
 
 def dropout2d(input, p=0.5, training=True, inplace=False):
-    """Zeroes whole channels of [N, C, H, W] input; a 3D input is treated as [N, C, L] as PyTorch 1.13 does."""
+    """Zeroes whole channels: the mask has shape input.shape[:2] + [1, ...] for any input of 2 or more dims
+    (PyTorch 1.13 warns about inputs that are not 4D but treats them this way)."""
     _tensor_arg("dropout2d", "input", input)
     _check_p(p)
-    if input.dim() not in (3, 4):
-        raise RuntimeError("dropout2d: Expected 3D or 4D input, but received a {}D input of size {}".format(
-            input.dim(), _shape(input)))
     if not training or p == 0.0:
         return input
+    if input.dim() < 2:
+        raise RuntimeError("dropout2d: Feature dropout requires at least 2 dimensions in the input, got {}".format(
+            _shape(input)))
     mshape = _shape(input)[:2] + [1] * (input.dim() - 2)
     if p == 1.0:
         out = input * 0.0

@@ -49,7 +49,8 @@ class CELU(Module):
 class Softmax2d(Module):
     def forward(self, input):
         if input.dim() not in (3, 4):
-            raise ValueError("Softmax2d: expected input to be 3D or 4D, got {}D instead".format(input.dim()))
+            raise AssertionError("Softmax2d requires a 3D or 4D tensor as input, got {}D of size {}".format(
+                input.dim(), list(input.shape)))
         return input.softmax(-3)
 
 
