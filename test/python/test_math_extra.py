@@ -274,3 +274,28 @@ def test_lazy_and_fused():
     assert lt._C.pending_tensor_count() > before
     np.testing.assert_allclose(r.numpy(), torch.hypot(torch.asinh(torch.tensor([0.5, 1.5])), torch.logaddexp(
         torch.tensor([0.5, 1.5]), torch.tensor([0.5, 1.5]).cosh())).numpy(), rtol=3e-6)
+
+
+def test_out_argument():
+    a, b = pair(np.array([0.5, -1.25, 2.0], dtype=np.float32))
+    for name in ("sinh", "asinh", "exp2", "nan_to_num", "signbit", "isposinf"):
+        o_lt = lt.zeros(3, dtype=lt.bool if name in ("signbit", "isposinf") else lt.float32)
+        o_t = torch.zeros(3, dtype=torch.bool if name in ("signbit", "isposinf") else torch.float32)
+        r = getattr(lt, name)(a, out=o_lt)
+        getattr(torch, name)(b, out=o_t)
+        assert r is o_lt
+        assert_same(o_lt, o_t, rtol=3e-6)
+    o_lt, o_t = lt.zeros(3, dtype=lt.float64), torch.zeros(3, dtype=torch.float64)
+    lt.hypot(a, a, out=o_lt)
+    torch.hypot(b, b, out=o_t)
+    assert_same(o_lt, o_t, rtol=3e-6)
+    o_lt, o_t = lt.zeros(1), torch.zeros(1)
+    lt.special.logsumexp(a, 0, keepdim=True, out=o_lt)
+    torch.special.logsumexp(b, 0, keepdim=True, out=o_t)
+    assert_same(o_lt, o_t, rtol=3e-6)
+    with pytest.raises(RuntimeError):
+        torch.sinh(b, out=torch.zeros(3, dtype=torch.int64))
+    with pytest.raises(RuntimeError, match="sinh"):
+        lt.sinh(a, out=lt.zeros(3, dtype=lt.int64))
+    with pytest.raises(RuntimeError, match="sinh_"):
+        lt.tensor([1, 2]).sinh_()

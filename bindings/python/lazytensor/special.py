@@ -57,5 +57,10 @@ def entr(input, *, out=None):
     return _C._where3(x.isnan(), x, r)
 
 
+from ._math_extra import _with_out  # noqa: E402
+
+expit, erf, expm1, log1p, round, logsumexp, entr = (_with_out(f) for f in (  # noqa: A001
+    expit, erf, expm1, log1p, round, logsumexp, entr))
+
 __all__ = ["expit", "logit", "erf", "exp2", "expm1", "log1p", "xlogy", "xlog1py", "logsumexp", "softmax",
            "log_softmax", "round", "sinc", "entr"]
