@@ -46,6 +46,13 @@ def _binary_float(name, a, b):
             name, type(a).__name__, type(b).__name__))
     ref = a if isinstance(a, Tensor) else b
     a, b = _as_tensor(a, ref), _as_tensor(b, ref)
+    sa, sb = tuple(a.shape), tuple(b.shape)
+    if sa != sb:
+        n = max(len(sa), len(sb))
+        pa, pb = (1,) * (n - len(sa)) + sa, (1,) * (n - len(sb)) + sb
+        if any(x != y and x != 1 and y != 1 for x, y in zip(pa, pb)):
+            raise RuntimeError("{}: the shapes of input {} and other {} do not broadcast (each dimension must be "
+                               "equal or 1)".format(name, list(sa), list(sb)))
     dt = _C.promote_types(a.dtype, b.dtype)
     if not dt.is_floating_point:
         from ._functions import get_default_dtype
