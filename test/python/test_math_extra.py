@@ -29,11 +29,13 @@ def _vals(name, dt):
         "sinc": [1e-30, -1e-8, 0.3, -0.7, 1.5, -2.5, 12.25, 0.5],
         "rad2deg": wide[:14], "deg2rad": wide[:14],
         "sgn": wide,
+        "erfc": wide[:10] + [0.5, -0.5, 0.49, 3.0, 9.0, -9.0, 26.0, 27.5, 30.5],
     }[name]
     return np.array(v + EDGE, dtype=dt)
 
 
-UNARY = ["sinh", "cosh", "tan", "asinh", "acosh", "atanh", "exp2", "logit", "sinc", "rad2deg", "deg2rad", "sgn"]
+UNARY = ["sinh", "cosh", "tan", "asinh", "acosh", "atanh", "exp2", "logit", "sinc", "rad2deg", "deg2rad", "sgn",
+         "erfc"]
 
 
 @pytest.mark.parametrize("dt", DTYPES)
@@ -62,7 +64,8 @@ def test_unary_inplace_and_int_input(name):
 @pytest.mark.parametrize("name", [n for n in UNARY if n != "sgn"])
 def test_unary_gradients(name):
     x = {"acosh": [1.2, 2.0, 30.0, 1e5], "atanh": [-0.9, -0.2, 0.0, 0.5], "logit": [0.01, 0.3, 0.5, 0.9],
-         "tan": [-1.0, 0.0, 0.4, 1.2], "sinc": [-2.3, 0.0, 0.4, 3.7]}.get(name, [-30.0, -1.5, 0.0, 0.3, 4.0, 45.0])
+         "tan": [-1.0, 0.0, 0.4, 1.2], "sinc": [-2.3, 0.0, 0.4, 3.7],
+         "erfc": [-3.0, -0.5, 0.0, 0.49, 0.5, 0.51, 2.0, 6.0, 20.0]}.get(name, [-30.0, -1.5, 0.0, 0.3, 4.0, 45.0])
     a, b = pair(np.array(x, dtype=np.float64), requires_grad=True)
     getattr(lt, name)(a).sum().backward()
     getattr(torch, name)(b).sum().backward()
@@ -74,6 +77,16 @@ def test_sgn_gradient_is_zero():
     a = lt.from_numpy(np.array([-2.0, 0.0, 3.0])).requires_grad_(True)
     lt.sgn(a).sum().backward()
     np.testing.assert_array_equal(a.grad.numpy(), [0.0, 0.0, 0.0])
+
+
+def test_erfc_tail_accuracy():
+    """erfc(x) keeps full relative accuracy deep in the tail, where 1 - erf(x) is 0."""
+    x = np.array([4.0, 6.5, 10.0, 15.0, 26.5])
+    ref = np.array([1.5417257900280018852e-8, 3.8421483271206474699e-20, 2.088487583762544757e-45,
+                    7.2129941724512066666e-100, 2.2109076642637342759e-307])  # mpmath.erfc, 30 digits
+    np.testing.assert_allclose(lt.erfc(lt.from_numpy(x)).numpy(), ref, rtol=1e-15)
+    np.testing.assert_allclose(lt.special.erfc(lt.from_numpy(x[:2].astype(np.float32))).numpy(), ref[:2], rtol=5e-7)
+    np.testing.assert_allclose(lt.erfc(lt.from_numpy(-x)).numpy(), 2 - ref, rtol=1e-15)
 
 
 def test_accuracy_beyond_pytorch_formulas():
@@ -214,7 +227,7 @@ def test_logit_eps_and_grad():
 def test_special_module():
     x = np.array([-3.0, -0.5, 0.0, 0.25, 2.0, 1e-3], dtype=np.float32)
     a, b = pair(x)
-    for name in ("expit", "erf", "exp2", "expm1", "log1p", "sinc", "round"):
+    for name in ("expit", "erf", "erfc", "exp2", "expm1", "log1p", "sinc", "round"):
         assert_same(getattr(lt.special, name)(a), getattr(torch.special, name)(b), rtol=3e-6)
     e, f = pair(np.array([0.0, 0.5, 2.0, -1.0, np.nan, np.inf], dtype=np.float32))
     assert_same(lt.special.entr(e), torch.special.entr(f), rtol=3e-6)

@@ -1,10 +1,9 @@
 """torch.special: the subset that maps exactly onto existing lazytensor ops.
 
-Left out: erfc/erfcx/ndtr/log_ndtr (1 - erf(x) loses every digit in the tail; needs an accurate erfc
-primitive), gamma/Bessel/zeta families, erfinv, ndtri, polygamma.
+Left out: erfcx/ndtr/log_ndtr (not attempted), gamma/Bessel/zeta families, erfinv, ndtri, polygamma.
 """
 from . import _C
-from ._math_extra import exp2, logit, sinc, xlog1py, xlogy  # noqa: F401
+from ._math_extra import erfc, exp2, logit, sinc, xlog1py, xlogy  # noqa: F401
 
 
 def expit(input, *, out=None):
@@ -62,5 +61,5 @@ from ._math_extra import _with_out  # noqa: E402
 expit, erf, expm1, log1p, round, logsumexp, entr = (_with_out(f) for f in (  # noqa: A001
     expit, erf, expm1, log1p, round, logsumexp, entr))
 
-__all__ = ["expit", "logit", "erf", "exp2", "expm1", "log1p", "xlogy", "xlog1py", "logsumexp", "softmax",
+__all__ = ["expit", "logit", "erf", "erfc", "exp2", "expm1", "log1p", "xlogy", "xlog1py", "logsumexp", "softmax",
            "log_softmax", "round", "sinc", "entr"]
