@@ -293,10 +293,10 @@ def test_loss_errors():
         raises_like(lambda: getattr(LF, f)(z, z, reduction="avg"), lambda: getattr(TF, f)(zt, zt, reduction="avg"))
     raises_like(lambda: LF.gaussian_nll_loss(z, z, lt.ones(3, 4), reduction="avg"),
                 lambda: TF.gaussian_nll_loss(zt, zt, torch.ones(3, 4), reduction="avg"))
-    raises_like(lambda: LF.gaussian_nll_loss(z, z, lt.ones(2, 4)), lambda: TF.gaussian_nll_loss(zt, zt, torch.ones(2, 4)),
-                "var")
-    raises_like(lambda: LF.gaussian_nll_loss(z, z, -lt.ones(3, 4)), lambda: TF.gaussian_nll_loss(zt, zt, -torch.ones(3, 4)),
-                "negative")
+    raises_like(lambda: LF.gaussian_nll_loss(z, z, lt.ones(2, 4)),
+                lambda: TF.gaussian_nll_loss(zt, zt, torch.ones(2, 4)), "var")
+    raises_like(lambda: LF.gaussian_nll_loss(z, z, -lt.ones(3, 4)),
+                lambda: TF.gaussian_nll_loss(zt, zt, -torch.ones(3, 4)), "negative")
     ti, tti = lt.zeros(3, dtype=lt.int64), torch.zeros(3, dtype=torch.int64)
     raises_like(lambda: LF.multi_margin_loss(z, ti, p=3), lambda: TF.multi_margin_loss(zt, tti, p=3), "p == 1")
     raises_like(lambda: LF.multi_margin_loss(z, lt.zeros(2, dtype=lt.int64)),
@@ -403,8 +403,8 @@ def test_conv_transpose_modules(dt):
 
 def test_conv_transpose_errors():
     x, xt = lt.zeros(1, 4, 3, 3), torch.zeros(1, 4, 3, 3)
-    raises_like(lambda: LF.conv_transpose2d(x, lt.zeros(3, 2, 2, 2)), lambda: TF.conv_transpose2d(xt, torch.zeros(3, 2, 2, 2)),
-                "conv_transpose2d")
+    raises_like(lambda: LF.conv_transpose2d(x, lt.zeros(3, 2, 2, 2)),
+                lambda: TF.conv_transpose2d(xt, torch.zeros(3, 2, 2, 2)), "conv_transpose2d")
     raises_like(lambda: LF.conv_transpose2d(x, lt.zeros(4, 2, 2, 2), stride=2, output_padding=2),
                 lambda: TF.conv_transpose2d(xt, torch.zeros(4, 2, 2, 2), stride=2, output_padding=2), "output padding")
     raises_like(lambda: LF.conv_transpose2d(x, lt.zeros(4, 2, 2, 2), groups=3),
