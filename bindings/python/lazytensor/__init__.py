@@ -95,3 +95,9 @@ from . import _sorting  # noqa: E402
 from ._sorting import (sort, argsort, msort, topk, kthvalue, median, unique, bincount, searchsorted,  # noqa: E402,F401
                        bucketize)
 _sorting.install()
+
+# Session 5 (pyD): elementwise math composed from the C++ ops, and torch.special's matching subset.
+from . import _math_extra  # noqa: E402
+from ._math_extra import *  # noqa: E402,F401,F403
+_math_extra.install(Tensor)
+from . import special  # noqa: E402,F401

@@ -6,3 +6,4 @@ from .parameter import Parameter, UninitializedParameter  # noqa: F401
 from .conv import *  # noqa: F401,F403,E402
 from .pooling import *  # noqa: F401,F403,E402
 from .normalization import *  # noqa: F401,F403,E402
+from .more_modules import *  # noqa: F401,F403,E402  (session 5 pyD)

@@ -451,3 +451,7 @@ def cosine_embedding_loss(input1, input2, target, margin=0, size_average=None, r
     neg = (cos - margin).clamp_min(0)
     out = _C._where3(target == 1, pos, 0.0) + _C._where3(target == -1, neg, 0.0)
     return _reduce(out, reduction)
+
+
+# Session 5 (pyD): more activations, norms, dropouts, shuffles, losses, embedding_bag, transposed conv.
+from ._functional_more import *  # noqa: E402,F401,F403

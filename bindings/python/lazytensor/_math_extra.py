@@ -1,0 +1,439 @@
+"""Elementwise torch.* math composed from the C++ ops (exp, log1p, expm1, sin, cos, sqrt, where, ...).
+
+Every function here is a short decomposition over existing lazy ops, so it stays lazy, fuses with its
+neighbours and is differentiated by the ordinary autograd of those ops. Formulations are chosen to stay
+accurate over the whole range (see docs/python.md for the measured worst relative errors):
+  * branches that could overflow or cancel are fed clamped inputs ("safe where"), so the branch that
+    `where` discards produces neither inf nor NaN values or gradients;
+  * odd functions return `x` itself at x == 0, which keeps the sign of -0.
+erfc is not 1 - erf(x) (which has no correct digits past x ~ 4 in float32) but a Chebyshev tail (_erfc_tail).
+Not here (need a new C++ primitive): atan, asin, acos, atan2.
+"""
+import builtins
+import math
+
+from . import _C
+from ._C import Tensor
+
+_LN2 = math.log(2.0)
+
+
+def _check(name, x):
+    if not isinstance(x, Tensor):
+        raise TypeError("{}(): argument 'input' (position 1) must be Tensor, not {}".format(name, type(x).__name__))
+
+
+def _floating(name, x):
+    """Integer and bool inputs compute in the default float dtype, as in PyTorch."""
+    _check(name, x)
+    if x.dtype.is_floating_point:
+        return x
+    from ._functions import get_default_dtype
+    return x.to(get_default_dtype())
+
+
+def _as_tensor(x, ref):
+    if isinstance(x, Tensor):
+        return x
+    from ._creation import tensor
+    return tensor(x, dtype=ref.dtype if isinstance(x, (float, builtins.int)) and not isinstance(x, builtins.bool)
+                  and ref.dtype.is_floating_point else None)
+
+
+def _binary_float(name, a, b):
+    if not isinstance(a, Tensor) and not isinstance(b, Tensor):
+        raise TypeError("{}(): expected at least one Tensor argument, got {} and {}".format(
+            name, type(a).__name__, type(b).__name__))
+    ref = a if isinstance(a, Tensor) else b
+    a, b = _as_tensor(a, ref), _as_tensor(b, ref)
+    sa, sb = tuple(a.shape), tuple(b.shape)
+    if sa != sb:
+        n = max(len(sa), len(sb))
+        pa, pb = (1,) * (n - len(sa)) + sa, (1,) * (n - len(sb)) + sb
+        if any(x != y and x != 1 and y != 1 for x, y in zip(pa, pb)):
+            raise RuntimeError("{}: the shapes of input {} and other {} do not broadcast (each dimension must be "
+                               "equal or 1)".format(name, list(sa), list(sb)))
+    dt = _C.promote_types(a.dtype, b.dtype)
+    if not dt.is_floating_point:
+        from ._functions import get_default_dtype
+        dt = get_default_dtype()
+    return a.to(dt), b.to(dt)
+
+
+def _where(c, a, b):
+    return _C._where3(c, a, b)
+
+
+def _big(x):
+    """A threshold above which exp(|x|/2) squared is the better sinh/cosh formula."""
+    return 20.0 if x.dtype == _C.float32 else 40.0
+
+
+# ---------------------------------------------------------------- hyperbolic and trigonometric
+def sinh(input, *, out=None):
+    x = _floating("sinh", input)
+    a = x.abs()
+    big = _big(x)
+    small = a.clamp_max(big)
+    u = small.expm1()
+    r_small = (u + u / (u + 1.0)) * 0.5  # (e^a - e^-a)/2 without cancellation near 0
+    t = a.clamp_min(big).mul(0.5).exp()
+    r_big = t * (t * 0.5)  # e^a/2 without overflowing before sinh does
+    r = _where(a > big, r_big, r_small)
+    r = _where(x < 0, -r, r)
+    return _where(x == 0, x, r)
+
+
+def cosh(input, *, out=None):
+    x = _floating("cosh", input)
+    t = x.abs().mul(0.5).exp()
+    return t * (t * 0.5) + 0.5 / (t * t)
+
+
+def tan(input, *, out=None):
+    x = _floating("tan", input)
+    return _where(x == 0, x, x.sin() / x.cos())  # the C++ sin(-0.0) gives +0.0
+
+
+def asinh(input, *, out=None):
+    x = _floating("asinh", input)
+    a = x.abs()
+    big = 2.0 ** 28
+    s = a.clamp_max(big)
+    r_small = (s + s * s / (1.0 + (s * s + 1.0).sqrt())).log1p()
+    r_big = a.clamp_min(big).log() + _LN2
+    r = _where(a > big, r_big, r_small)
+    r = _where(x < 0, -r, r)
+    return _where(x == 0, x, r)
+
+
+def acosh(input, *, out=None):
+    x = _floating("acosh", input)
+    big = 2.0 ** 28
+    t = x.clamp_max(big) - 1.0
+    r_small = (t + (t * (t + 2.0)).sqrt()).log1p()  # log(x + sqrt(x^2 - 1)) accurate near 1
+    r_big = x.clamp_min(big).log() + _LN2
+    return _where(x < 1.0, math.nan, _where(x > big, r_big, r_small))
+
+
+def atanh(input, *, out=None):
+    x = _floating("atanh", input)
+    a = x.abs()  # odd symmetry: log1p of a positive ratio never cancels
+    r = (2.0 * a / (1.0 - a)).log1p() * 0.5
+    r = _where(x < 0, -r, r)
+    return _where(x == 0, x, r)
+
+
+def hypot(input, other, *, out=None):
+    a, b = _binary_float("hypot", input, other)
+    a, b = a.abs(), b.abs()
+    hi = _C.maximum(a, b)
+    lo = _C.minimum(a, b)
+    ok = (hi > 0) & hi.isfinite()
+    safe_hi = _where(ok, hi, 1.0)
+    q = _where(ok, lo, 0.0) / safe_hi
+    r = safe_hi * (q * q + 1.0).sqrt()
+    inf = (a == math.inf) | (b == math.inf)  # hypot(inf, nan) = inf, as C's hypot
+    r = _where(ok, r, hi)
+    return _where(inf, math.inf, r)
+
+
+def rad2deg(input, *, out=None):
+    return _floating("rad2deg", input) * (180.0 / math.pi)
+
+
+def deg2rad(input, *, out=None):
+    return _floating("deg2rad", input) * (math.pi / 180.0)
+
+
+# ---------------------------------------------------------------- exponential and logarithmic
+def exp2(input, *, out=None):
+    return 2.0 ** _floating("exp2", input)
+
+
+def logaddexp(input, other, *, out=None):
+    a, b = _binary_float("logaddexp", input, other)
+    tie = a == b  # also +-inf pairs, whose difference is NaN
+    d = _where(tie, 0.0, a - b)
+    m = _C.maximum(a, b)
+    r = m + (-d.abs()).exp().log1p()
+    return _where(tie, a * 0.5 + b * 0.5 + _LN2, r)
+
+
+def logaddexp2(input, other, *, out=None):
+    a, b = _binary_float("logaddexp2", input, other)
+    tie = a == b
+    d = _where(tie, 0.0, a - b)
+    m = _C.maximum(a, b)
+    r = m + (2.0 ** (-d.abs())).log1p() * (1.0 / _LN2)
+    return _where(tie, a * 0.5 + b * 0.5 + 1.0, r)
+
+
+def _xlog(x, y, log_y):
+    """x * log_y, 0 where x == 0 (unless y is NaN). Gradients as PyTorch: d/dx = log_y except 0 where x == 0
+    and log_y is not finite; d/dy flows through log_y."""
+    lf = _where(log_y.isfinite(), log_y, 0.0)
+    r = _where(x == 0, x * lf, x * log_y)
+    return _where(y.isnan(), math.nan, r)
+
+
+def xlogy(input, other, *, out=None):
+    x, y = _binary_float("xlogy", input, other)
+    return _xlog(x, y, y.log())
+
+
+def xlog1py(input, other, *, out=None):
+    x, y = _binary_float("xlog1py", input, other)
+    return _xlog(x, y, y.log1p())
+
+
+def logit(input, eps=None, *, out=None):
+    x = _floating("logit", input)
+    if eps is not None:
+        x = x.clamp(eps, 1.0 - eps)
+    # log(x/(1-x)) as log1p of an exactly computed ratio (2x-1 and 1-x are exact near 1/2): no cancellation.
+    hi = x >= 0.5
+    mid = (x >= 0.25) & (x < 0.5)
+    xh = _where(hi, x, 0.75)
+    xm = _where(mid, x, 0.375)
+    xl = _where(x < 0.25, x, 0.125)
+    r_lo = xl.log() - (-xl).log1p()  # |log x| > 4 |log1p(-x)| here: no cancellation, no overflow near 0
+    r = _where(mid, -((1.0 - 2.0 * xm) / xm).log1p(), r_lo)
+    r = _where(hi, ((2.0 * xh - 1.0) / (1.0 - xh)).log1p(), r)
+    return _where(x.isnan(), x, r)
+
+
+def float_power(input, exponent, *, out=None):
+    if isinstance(input, Tensor):
+        base = input.to(_C.float64)
+        return base.pow(exponent.to(_C.float64) if isinstance(exponent, Tensor) else float(exponent))
+    if not isinstance(exponent, Tensor):
+        raise TypeError("float_power(): expected at least one Tensor argument")
+    return float(input) ** exponent.to(_C.float64)
+
+
+def sinc(input, *, out=None):
+    x = _floating("sinc", input)
+    z = x == 0
+    xs = _where(z, 1.0, x)
+    # sin(pi*x) = sin(pi*r) with r = x - 2*round(x/2) computed exactly: no error from rounding pi*x, and
+    # exact zeros at the integers (PyTorch rounds pi*x first; see docs/python.md).
+    r = xs - 2.0 * (xs * 0.5).round()  # in [-1, 1]; then reflect into [-1/2, 1/2] (both exact)
+    r = _where(r > 0.5, 1.0 - r, _where(r < -0.5, -1.0 - r, r))
+    return _where(z, 1.0, (r * math.pi).sin() / (xs * math.pi))
+
+
+# erfc for x >= 1/2: erfc(x) = t * exp(-x^2 + g(t)), t = 2/(2+x), with g(t) = log(erfc(x) e^(x^2) / t) a smooth
+# function on t in (0, 0.8] given by its Chebyshev series in y = 2t/0.8 - 1. The coefficients were computed
+# for this file with mpmath (50 digits, 48 Chebyshev nodes) and truncated where they fall below 1e-19.
+_ERFC_CHEB = (
+    -0.78318707272406001075,
+    0.50589479331734063557,
+    0.020165332295700412083,
+    -0.0041507842704837142096,
+    -0.00069293930331318289989,
+    0.000080613044480901667662,
+    0.000025850999510766173011,
+    -2.4532413619366539537e-6,
+    -1.0665628949056516525e-6,
+    1.0956136201272647008e-7,
+    4.6182837214229254091e-8,
+    -6.3050891373696668478e-9,
+    -1.9633309872353594988e-9,
+    3.9793711163649332971e-10,
+    7.3597120815386668404e-11,
+    -2.4619582503772173823e-11,
+    -1.7696477486824439385e-12,
+    1.3810080809606213547e-12,
+    -4.6002066179630267403e-14,
+    -6.3804840465520989799e-14,
+    9.937718418245514199e-15,
+    1.8569583472104992197e-15,
+    -7.7079563859333715162e-16,
+    3.1621351296209296194e-17,
+    3.448945247480971428e-17,
+    -8.6254388665106326505e-18,
+    -1.1313151778630991441e-19,
+    5.6053288146961416829e-19,
+)
+
+
+def _erfc_tail(x):
+    """erfc(x) for x in [1/2, 30] (clamped by the caller), accurate to a few ulp in relative terms."""
+    t = 2.0 / (2.0 + x)
+    y = t * (2.0 / 0.8) - 1.0
+    b1 = b2 = None
+    for c in reversed(_ERFC_CHEB[1:]):  # Clenshaw
+        if b1 is None:
+            b1, b2 = y * 0.0 + c, y * 0.0
+        else:
+            b1, b2 = 2.0 * y * b1 - b2 + c, b1
+    g = y * b1 - b2 + _ERFC_CHEB[0]
+    # exp(-x^2) without the x^2 rounding error (relative x^2 * eps): x = m + (x - m), m on a 1/32 grid, so
+    # m^2 is exact and -(x - m)(x + m) is small.
+    m = (x * 32.0).round() / 32.0
+    return t * (-(m * m)).exp() * ((x + m) * (m - x) + g).exp()
+
+
+def erfc(input, *, out=None):
+    """1 - erf(x) without the cancellation: 1 - erf(x) below 1/2, a Chebyshev tail above, 2 - erfc(-x) for
+    negative x."""
+    x = _floating("erfc", input)
+    a = x.abs()
+    tail = _erfc_tail(a.clamp(0.5, 30.0))
+    tail = _where(a > 30.0, 0.0, tail)
+    small = 1.0 - x.clamp(-0.5, 0.5).erf()
+    r = _where(x < 0, 2.0 - tail, tail)
+    r = _where(a < 0.5, small, r)
+    return _where(x.isnan(), x, r)
+
+
+# ---------------------------------------------------------------- classification and sign
+def sgn(input, *, out=None):
+    _check("sgn", input)
+    return input.sign()
+
+
+def positive(input):
+    _check("positive", input)
+    if input.dtype == _C.bool:
+        raise RuntimeError("The `+` operator, on a bool tensor is not supported.")
+    return input
+
+
+def isinf(input):
+    _check("isinf", input)
+    if not input.dtype.is_floating_point:
+        return input != input
+    return input.abs() == math.inf
+
+
+def isposinf(input, *, out=None):
+    _check("isposinf", input)
+    if not input.dtype.is_floating_point:
+        return input != input
+    return input == math.inf
+
+
+def isneginf(input, *, out=None):
+    _check("isneginf", input)
+    if not input.dtype.is_floating_point:
+        return input != input
+    return input == -math.inf
+
+
+def signbit(input, *, out=None):
+    """x < 0, or x is -0.0 (1/x is -inf). The sign bit of a NaN cannot be read with these ops: NaN gives False."""
+    _check("signbit", input)
+    if not input.dtype.is_floating_point:
+        return input < 0
+    x = input.detach()
+    return (x < 0) | ((x == 0) & (x.reciprocal() < 0))
+
+
+def copysign(input, other, *, out=None):
+    a, b = _binary_float("copysign", input, other)
+    mag = a.abs()
+    return _where(signbit(b), -mag, mag)
+
+
+def heaviside(input, values, *, out=None):
+    _check("heaviside", input)
+    if not isinstance(values, Tensor):
+        raise TypeError("heaviside(): argument 'values' (position 2) must be Tensor, not {}".format(
+            type(values).__name__))
+    if input.dtype != values.dtype:
+        raise RuntimeError("heaviside is not yet implemented for tensors with different dtypes")
+    out = _where(input == 0, values, (input > 0).to(input.dtype))
+    return out.to(input.dtype)
+
+
+def nan_to_num(input, nan=0.0, posinf=None, neginf=None, *, out=None):
+    _check("nan_to_num", input)
+    if not input.dtype.is_floating_point:
+        return input.clone()
+    from ._functions import finfo
+    fi = finfo(input.dtype)
+    posinf = fi.max if posinf is None else posinf
+    neginf = fi.min if neginf is None else neginf
+    x = input
+    r = _where(x == math.inf, float(posinf), x)
+    r = _where(x == -math.inf, float(neginf), r)
+    return _where(x.isnan(), float(nan), r).to(input.dtype)
+
+
+def _write_out(name, result, out):
+    """The out= form: the result is copied into `out`, which must already have the result's shape (lazytensor
+    cannot resize a tensor in place; PyTorch resizes with a deprecation warning)."""
+    if out is None:
+        return result
+    if not isinstance(out, Tensor):
+        raise TypeError("{}(): argument 'out' must be Tensor, not {}".format(name, type(out).__name__))
+    if (result.dtype.is_floating_point and not out.dtype.is_floating_point) or \
+            (result.dtype != _C.bool and out.dtype == _C.bool):
+        raise RuntimeError("{}: result type {} can't be cast to the desired output type {}".format(
+            name, result.dtype, out.dtype))
+    if tuple(out.shape) != tuple(result.shape):
+        raise RuntimeError("{}: out= has shape {} but the result has shape {} (lazytensor does not resize out= "
+                           "tensors)".format(name, list(out.shape), list(result.shape)))
+    out.copy_(result)
+    return out
+
+
+def _with_out(fn):
+    import functools
+
+    @functools.wraps(fn)
+    def f(*args, out=None, **kwargs):
+        return _write_out(fn.__name__, fn(*args, **kwargs), out)
+    return f
+
+
+_UNARY = ["sinh", "cosh", "tan", "asinh", "acosh", "atanh", "exp2", "erfc", "sgn", "rad2deg", "deg2rad", "logit",
+          "nan_to_num", "sinc"]
+_BINARY = ["hypot", "logaddexp", "logaddexp2", "xlogy", "copysign", "float_power"]
+_NO_INPLACE = ["isinf", "isposinf", "isneginf", "signbit", "positive", "heaviside", "logaddexp", "logaddexp2",
+               "float_power"]
+# arcsinh etc. are PyTorch aliases of the same functions.
+_ALIASES = {"arcsinh": "asinh", "arccosh": "acosh", "arctanh": "atanh"}
+
+__all__ = ["erfc", "sinh", "cosh", "tan", "asinh", "acosh", "atanh", "hypot", "logaddexp", "logaddexp2", "exp2", "sgn",
+           "nan_to_num", "isinf", "isposinf", "isneginf", "signbit", "copysign", "heaviside", "logit", "xlogy",
+           "float_power", "positive", "rad2deg", "deg2rad", "sinc", "arcsinh", "arccosh", "arctanh"]
+for _n in __all__[:-3] + ["xlog1py"]:
+    if _n not in ("positive", "isinf"):  # (torch.positive and torch.isinf have no out=)
+        globals()[_n] = _with_out(globals()[_n])
+del _n
+arcsinh, arccosh, arctanh = asinh, acosh, atanh
+
+
+def _float_power_(self, exponent):
+    if self.dtype != _C.float64:
+        raise RuntimeError("the base given to float_power_ has dtype {} but the operation's result requires "
+                           "dtype Double".format(repr(self.dtype).replace("torch.", "").capitalize()))
+    return self._inplace(float_power(self, exponent), "float_power_")
+
+
+def install(T):
+    """Attach the Tensor methods (and in-place forms) that the class lacks."""
+    def method(fn):
+        def m(self, *args, **kwargs):
+            return fn(self, *args, **kwargs)
+        m.__name__ = fn.__name__
+        return m
+
+    def inplace(fn, name):
+        def m(self, *args, **kwargs):
+            return self._inplace(fn(self, *args, **kwargs), name)
+        m.__name__ = name
+        return m
+    g = globals()
+    for name in __all__:
+        if not hasattr(T, name):
+            setattr(T, name, method(g[name]))
+        if name not in _NO_INPLACE and not hasattr(T, name + "_"):
+            setattr(T, name + "_", inplace(g[name], name + "_"))
+    if not hasattr(T, "float_power_"):
+        T.float_power_ = _float_power_
+    if not hasattr(T, "xlogy_"):
+        T.xlogy_ = inplace(xlogy, "xlogy_")
