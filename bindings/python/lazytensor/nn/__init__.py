@@ -6,3 +6,6 @@ from .parameter import Parameter, UninitializedParameter  # noqa: F401
 from .conv import *  # noqa: F401,F403,E402
 from .pooling import *  # noqa: F401,F403,E402
 from .normalization import *  # noqa: F401,F403,E402
+from .activation_attention import *  # noqa: F401,F403,E402
+from .transformer import *  # noqa: F401,F403,E402
+from .rnn import *  # noqa: F401,F403,E402

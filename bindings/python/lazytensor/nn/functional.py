@@ -451,3 +451,6 @@ def cosine_embedding_loss(input1, input2, target, margin=0, size_average=None, r
     neg = (cos - margin).clamp_min(0)
     out = _C._where3(target == 1, pos, 0.0) + _C._where3(target == -1, neg, 0.0)
     return _reduce(out, reduction)
+
+
+from .activation_attention import multi_head_attention_forward  # noqa: E402,F401
