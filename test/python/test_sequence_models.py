@@ -11,7 +11,7 @@ import torch.nn.functional as TF
 
 import lazytensor as lt
 import lazytensor.nn.functional as LF
-from conftest import assert_same
+from conftest import assert_same, to_np
 
 RTOL, ATOL = 1e-4, 1e-5
 
@@ -48,15 +48,15 @@ def _flatten(out):
 
 def _compare(lm, tm, arrays, call, grad_inputs=True):
     """call(module, tensors) -> output(s). Compare outputs, then input and parameter gradients of a weighted sum."""
-    lin = [lt.from_numpy(a.copy()) if a.dtype != np.float32 or not grad_inputs else
+    lin = [lt.from_numpy(a.copy()) if a.dtype.kind != "f" or not grad_inputs else
            lt.from_numpy(a.copy()).requires_grad_(True) for a in arrays]
-    tin = [torch.from_numpy(a.copy()) if a.dtype != np.float32 or not grad_inputs else
+    tin = [torch.from_numpy(a.copy()) if a.dtype.kind != "f" or not grad_inputs else
            torch.from_numpy(a.copy()).requires_grad_(True) for a in arrays]
     lout, tout = _flatten(call(lm, lin)), _flatten(call(tm, tin))
     assert len(lout) == len(tout)
     for a, b in zip(lout, tout):
         assert_same(a, b.detach(), rtol=RTOL, atol=ATOL)
-    weights = [_arr(*b.shape) for b in tout]
+    weights = [_arr(*b.shape).astype(to_np(b).dtype) for b in tout]
     lloss = sum((a * lt.from_numpy(w)).sum() for a, w in zip(lout, weights))
     tloss = sum((b * torch.from_numpy(w)).sum() for b, w in zip(tout, weights))
     lloss.backward()
@@ -302,6 +302,13 @@ def test_rnn_matches_torch(kind, opts):
     _compare(lm, tm, arrays, call)
     out = lm(lt.from_numpy(x))
     assert tuple(out[0].shape) == tuple(tm(torch.from_numpy(x))[0].shape)
+
+
+@pytest.mark.parametrize("kind", ["LSTM", "GRU"])
+def test_rnn_float64_matches_torch(kind):
+    lm, tm = _make(lambda m: getattr(m.nn, kind)(3, 4, dtype=m.float64, bidirectional=True))
+    assert all(p.dtype == lt.float64 for p in lm.parameters())
+    _compare(lm, tm, [_arr(4, 2, 3).astype(np.float64)], lambda m, t: m(t[0]))
 
 
 @pytest.mark.parametrize("kind", ["RNNCell", "LSTMCell", "GRUCell"])

@@ -13,7 +13,7 @@ from . import init
 from .modules import Linear, Module
 from .parameter import Parameter
 
-__all__ = ["MultiheadAttention", "multi_head_attention_forward"]
+__all__ = ["MultiheadAttention"]  # multi_head_attention_forward is exported by nn.functional
 
 
 def _mha_shape_check(query, key, value, key_padding_mask, attn_mask, num_heads):
