@@ -483,3 +483,27 @@ def test_training_matches_torch_and_stops_compiling(arch):
             # both libraries get rounding noise (~1e-9) that Adam scales up to full-size steps. Compare q and v.
             a, b = lt.cat([a[:8], a[16:]]), torch.cat([b[:8], b[16:]])
         assert_same(a, b, rtol=1e-3, atol=1e-4)
+
+
+def test_attention_and_transformer_dropout_in_training():
+    """Dropout's stream differs from torch's: check the behaviour (active in train only, differentiable)."""
+    m = lt.nn.MultiheadAttention(8, 2, dropout=0.5)
+    x = lt.from_numpy(_arr(3, 2, 8))
+    m.eval()
+    out, w = m(x, x, x)
+    np.testing.assert_allclose(w.detach().numpy().sum(-1), np.ones((2, 3)), rtol=1e-5)
+    m.train()
+    lt.manual_seed(0)
+    out_a, w_a = m(x, x, x, average_attn_weights=False)
+    lt.manual_seed(1)
+    out_b, _ = m(x, x, x)
+    assert not np.allclose(out_a.detach().numpy(), out_b.detach().numpy())
+    m.eval()
+    _, w_eval = m(x, x, x, average_attn_weights=False)
+    wa, we = w_a.detach().numpy(), w_eval.detach().numpy()
+    assert (wa == 0).any()  # PyTorch returns the weights after dropout: dropped ones are 0, kept ones scaled by 2
+    np.testing.assert_allclose(wa[wa != 0], 2 * we[wa != 0], rtol=1e-5)
+    layer = lt.nn.TransformerEncoderLayer(8, 2, dim_feedforward=16, dropout=0.1)
+    layer(x).sum().backward()
+    for name, p in layer.named_parameters():
+        assert p.grad is not None and np.isfinite(p.grad.numpy()).all(), name
