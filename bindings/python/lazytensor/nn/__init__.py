@@ -7,3 +7,6 @@ from .conv import *  # noqa: F401,F403,E402
 from .pooling import *  # noqa: F401,F403,E402
 from .normalization import *  # noqa: F401,F403,E402
 from .more_modules import *  # noqa: F401,F403,E402  (session 5 pyD)
+from .activation_attention import *  # noqa: F401,F403,E402
+from .transformer import *  # noqa: F401,F403,E402
+from .rnn import *  # noqa: F401,F403,E402

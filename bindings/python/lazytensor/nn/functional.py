@@ -455,3 +455,4 @@ def cosine_embedding_loss(input1, input2, target, margin=0, size_average=None, r
 
 # Session 5 (pyD): more activations, norms, dropouts, shuffles, losses, embedding_bag, transposed conv.
 from ._functional_more import *  # noqa: E402,F401,F403
+from .activation_attention import multi_head_attention_forward  # noqa: E402,F401

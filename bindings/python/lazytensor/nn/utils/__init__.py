@@ -45,3 +45,4 @@ def vector_to_parameters(vec, parameters):
             n = p.numel()
             p.copy_(vec[offset:offset + n].reshape(p.shape))
             offset += n
+from . import rnn  # noqa: E402,F401  (pad_sequence; session 5 sequence models)
