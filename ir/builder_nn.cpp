@@ -104,11 +104,10 @@ NodePtr masked_fill(const NodePtr& x, const NodePtr& mask, const NodePtr& value)
   if (value->ndim() != 0) {
     fail(ErrorKind::Runtime, "masked_fill: only supports a 0-dimensional value, got shape ", shape_str(value->shape));
   }
-  Shape b = broadcast_shapes("masked_fill", x->shape, mask->shape);
-  if (b != x->shape) {
-    fail(ErrorKind::Runtime, "masked_fill: mask ", shape_str(mask->shape), " must be broadcastable to self ",
-         shape_str(x->shape));
-  }
+  // Out of place, self and mask broadcast together, as in PyTorch
+  // (expand_outplace); masked_fill_ then requires the result to keep self's
+  // shape (lazy/tensor.cpp, inplace()).
+  broadcast_shapes("masked_fill", x->shape, mask->shape);
   return where(mask, cast(value, x->dtype), x);
 }
 

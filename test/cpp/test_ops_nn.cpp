@@ -150,7 +150,14 @@ BOOST_AUTO_TEST_CASE(masked_fill_with_broadcast_mask_and_scalar_or_zero_dim_valu
   expect_values(lt::masked_fill(make({2}, {1, 2}, DType::Float32), make({2}, {1, 0}, DType::Bool), -kInf),
                 host({2}, {-kInf, 2}), DType::Float32);
   BOOST_TEST(raises([&] { lt::masked_fill(make(x, DType::Float32), make({3}, {1, 0, 1}, DType::Int64), 1.0); }));
-  BOOST_TEST(raises([&] { lt::masked_fill(make(x, DType::Float32), make({2, 2, 3}, std::vector<double>(12, 1), DType::Bool), 1.0); }));
+  // Out of place, self broadcasts with the mask as in torch 1.13 (zeros(2, 3).masked_fill(ones(2, 2, 3)) is
+  // [2, 2, 3]); in place it cannot grow ("output with shape [2, 3] doesn't match the broadcast shape [2, 2, 3]").
+  Tensor grown = lt::masked_fill(make(x, DType::Float32), make({2, 2, 3}, std::vector<double>(12, 1), DType::Bool), 1.0);
+  BOOST_TEST(grown.shape() == (Shape{2, 2, 3}));
+  BOOST_TEST(grown.to_vector<float>() == std::vector<float>(12, 1.0f));
+  Tensor self = make(x, DType::Float32);
+  BOOST_TEST(raises([&] { self.masked_fill_(make({2, 2, 3}, std::vector<double>(12, 1), DType::Bool), 1.0); }));
+  BOOST_TEST(raises([&] { lt::masked_fill(make(x, DType::Float32), make({4}, std::vector<double>(4, 1), DType::Bool), 1.0); }));
 }
 
 BOOST_AUTO_TEST_CASE(index_out_of_range_raises_at_sync) {

@@ -312,3 +312,41 @@ def test_out_argument():
         lt.sinh(a, out=lt.zeros(3, dtype=lt.int64))
     with pytest.raises(RuntimeError, match="sinh_"):
         lt.tensor([1, 2]).sinh_()
+
+
+@pytest.mark.parametrize("name,args", [
+    ("mv", lambda m: (m.ones(3, 2) * 2, m.ones(2))),
+    ("addmm", lambda m: (m.ones(3, 4), m.ones(3, 2), m.ones(2, 4))),
+    ("trunc", lambda m: (m.tensor([1.5, -2.5, 3.0]),)),
+    ("fmod", lambda m: (m.tensor([5.0, -7.0, 2.5]), m.tensor([3.0, 2.0, 1.0]))),
+    ("cumprod", lambda m: (m.tensor([1.0, 2.0, 3.0]), 0)),
+])
+def test_out_is_written_not_ignored(name, args):
+    want = getattr(torch, name)(*args(torch))
+    out = lt.zeros(*want.shape, dtype=getattr(lt, str(want.dtype).split(".")[1]))
+    got = getattr(lt, name)(*args(lt), out=out)
+    assert got is out
+    np.testing.assert_allclose(out.numpy(), want.numpy())
+    with pytest.raises(RuntimeError, match="shape"):
+        getattr(lt, name)(*args(lt), out=lt.zeros(7))
+
+
+@pytest.mark.parametrize("decimals", [0, 1, 2, -1])
+def test_round_takes_decimals_like_torch(decimals):
+    x = np.array([1.2345, -2.5551, 125.5, 0.0049, -1049.0], dtype=np.float32)
+    want = torch.round(torch.from_numpy(x), decimals=decimals)
+    np.testing.assert_allclose(lt.round(lt.from_numpy(x), decimals=decimals).numpy(), want.numpy(), rtol=1e-6)
+    np.testing.assert_allclose(lt.from_numpy(x).round(decimals=decimals).numpy(),
+                               torch.from_numpy(x).round(decimals=decimals).numpy(), rtol=1e-6)
+
+
+def test_masked_fill_broadcasts_self_out_of_place_and_not_in_place():
+    x, m = np.zeros((1, 4, 4), np.float32), np.random.RandomState(1).rand(4, 1, 4) > 0.5
+    want = torch.from_numpy(x).masked_fill(torch.from_numpy(m), 1.0)
+    got = lt.from_numpy(x).masked_fill(lt.from_numpy(m), 1.0)
+    assert tuple(got.shape) == tuple(want.shape) == (4, 4, 4)
+    np.testing.assert_array_equal(got.numpy(), want.numpy())
+    with pytest.raises(RuntimeError):
+        torch.from_numpy(x.copy()).masked_fill_(torch.from_numpy(m), 1.0)
+    with pytest.raises(RuntimeError):
+        lt.from_numpy(x.copy()).masked_fill_(lt.from_numpy(m), 1.0)

@@ -101,3 +101,18 @@ from . import _math_extra  # noqa: E402
 from ._math_extra import *  # noqa: E402,F401,F403
 _math_extra.install(Tensor)
 from . import special  # noqa: E402,F401
+
+
+def round(input, *, decimals=0, out=None):  # noqa: A001
+    """torch.round, with PyTorch 1.13's `decimals` (round(x * 10^d) / 10^d) and out=."""
+    return special.round(input, decimals=decimals, out=out)
+
+
+_round_method = Tensor.round
+
+
+def _tensor_round(self, decimals=0):
+    return _round_method(self) if not decimals else special.round(self, decimals=decimals)
+
+
+Tensor.round = _tensor_round

@@ -835,3 +835,37 @@ class iinfo:
 __all__ += ["addmm", "baddbmm", "addbmm", "addmv", "mv", "clone", "trunc", "fix", "frac", "fmod", "logical_xor",
             "diff", "roll", "tile", "movedim", "moveaxis", "meshgrid", "kron", "cross", "cdist", "cumprod",
             "dropout", "finfo", "iinfo"]
+
+
+def _write_out(name, result, out):
+    """The out= form: the result is copied into `out`, which must already have the result's shape (lazytensor
+    cannot resize a tensor in place; PyTorch resizes with a deprecation warning)."""
+    if out is None:
+        return result
+    if not isinstance(out, Tensor):
+        raise TypeError("{}(): argument 'out' must be Tensor, not {}".format(name, type(out).__name__))
+    if (result.dtype.is_floating_point and not out.dtype.is_floating_point) or \
+            (result.dtype != _C.bool and out.dtype == _C.bool):
+        raise RuntimeError("{}: result type {} can't be cast to the desired output type {}".format(
+            name, result.dtype, out.dtype))
+    if tuple(out.shape) != tuple(result.shape):
+        raise RuntimeError("{}: out= has shape {} but the result has shape {} (lazytensor does not resize out= "
+                           "tensors)".format(name, list(out.shape), list(result.shape)))
+    out.copy_(result)
+    return out
+
+
+def _with_out(fn):
+    """fn's out= argument, honoured: the result is written into it (fn itself is called without out)."""
+    @functools.wraps(fn)
+    def f(*args, out=None, **kwargs):
+        return _write_out(fn.__name__, fn(*args, **kwargs), out)
+    return f
+
+
+# These took out= and ignored it (a silent wrong result for `torch.mv(a, b, out=c)`).
+for _name in ("addmm", "baddbmm", "addbmm", "mv", "addmv", "trunc", "frac", "fmod", "logical_xor", "kron", "cross",
+              "cumprod"):
+    globals()[_name] = _with_out(globals()[_name])
+fix = trunc
+del _name

@@ -362,31 +362,7 @@ def nan_to_num(input, nan=0.0, posinf=None, neginf=None, *, out=None):
     return _where(x.isnan(), float(nan), r).to(input.dtype)
 
 
-def _write_out(name, result, out):
-    """The out= form: the result is copied into `out`, which must already have the result's shape (lazytensor
-    cannot resize a tensor in place; PyTorch resizes with a deprecation warning)."""
-    if out is None:
-        return result
-    if not isinstance(out, Tensor):
-        raise TypeError("{}(): argument 'out' must be Tensor, not {}".format(name, type(out).__name__))
-    if (result.dtype.is_floating_point and not out.dtype.is_floating_point) or \
-            (result.dtype != _C.bool and out.dtype == _C.bool):
-        raise RuntimeError("{}: result type {} can't be cast to the desired output type {}".format(
-            name, result.dtype, out.dtype))
-    if tuple(out.shape) != tuple(result.shape):
-        raise RuntimeError("{}: out= has shape {} but the result has shape {} (lazytensor does not resize out= "
-                           "tensors)".format(name, list(out.shape), list(result.shape)))
-    out.copy_(result)
-    return out
-
-
-def _with_out(fn):
-    import functools
-
-    @functools.wraps(fn)
-    def f(*args, out=None, **kwargs):
-        return _write_out(fn.__name__, fn(*args, **kwargs), out)
-    return f
+from ._functions import _with_out, _write_out  # noqa: E402,F401
 
 
 _UNARY = ["sinh", "cosh", "tan", "asinh", "acosh", "atanh", "exp2", "erfc", "sgn", "rad2deg", "deg2rad", "logit",
