@@ -196,6 +196,9 @@ struct Math {
     Value* n = un(llvm::Intrinsic::roundeven, b.CreateFMul(x, c(0.63661977236758134)));
     Value* r = fma(b.CreateFNeg(n), c(1.5707963267948966), x);
     r = fma(b.CreateFNeg(n), c(6.123233995736766e-17), r);
+    // n == 0: r is x itself. The FMAs above turn x = -0 into +0 (+0 + -0),
+    // and sin(-0) must be -0 (IEEE, libm, torch).
+    if (cos_shift == 0) r = b.CreateSelect(b.CreateFCmpOEQ(n, c(0.0)), x, r);
     Value* z = b.CreateFMul(r, r);
     std::vector<double> ks, kc;
     double f = 1;
