@@ -9,12 +9,16 @@
 // bytes first (so cache/ can store them) and then linked into one
 // process-wide LLJIT whose main dylib resolves libm/libc from the process.
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <exception>
 #include <functional>
 #include <mutex>
 #include <optional>
+#include <thread>
+#include <vector>
 
 #include "absl/container/flat_hash_map.h"
 #include "ir/counters.h"
@@ -507,25 +511,39 @@ void launch_kernel(const Kernel& kernel, const KernelEntry& entry, void* const* 
 }
 
 void compile_in_parallel(size_t n, const std::function<void(size_t)>& compile_one) {
-  static const int threads = [] {
+  static const size_t cap = [] {
     const char* e = std::getenv("LT_COMPILE_THREADS");
-    return e && *e ? std::max(1, std::atoi(e)) : 0;  // 0: TBB's default (every core)
+    int v = e && *e ? std::atoi(e) : 0;
+    return v > 0 ? static_cast<size_t>(v) : std::max<size_t>(1, std::thread::hardware_concurrency());
   }();
-  if (n <= 1 || threads == 1) {
+  size_t threads = std::min(n, cap);
+  if (threads <= 1) {
     for (size_t i = 0; i < n; ++i) compile_one(i);
     return;
   }
-  auto run = [&] {
-    tbb::parallel_for(tbb::blocked_range<size_t>(0, n, 1), [&](const tbb::blocked_range<size_t>& r) {
-      for (size_t i = r.begin(); i < r.end(); ++i) compile_one(i);
-    });
+  // Plain threads (not TBB's pool): a compile takes milliseconds, so starting
+  // a thread is cheap next to it, and ThreadSanitizer sees the joins (TBB's
+  // library is not instrumented, so `make test-tsan` could not check this).
+  std::atomic<size_t> next{0};
+  std::mutex error_mu;
+  std::exception_ptr error;
+  auto work = [&] {
+    for (size_t i; (i = next.fetch_add(1)) < n;) {
+      try {
+        compile_one(i);
+      } catch (...) {
+        std::lock_guard<std::mutex> lock(error_mu);
+        if (!error) error = std::current_exception();
+        next.store(n);  // the others stop after their current kernel
+      }
+    }
   };
-  if (threads > 1) {
-    tbb::task_arena arena(threads);
-    arena.execute(run);
-  } else {
-    run();
-  }
+  std::vector<std::thread> pool;
+  pool.reserve(threads - 1);
+  for (size_t t = 1; t < threads; ++t) pool.emplace_back(work);
+  work();
+  for (std::thread& t : pool) t.join();
+  if (error) std::rethrow_exception(error);
 }
 
 }  // namespace lt::cpu

@@ -90,11 +90,11 @@ KernelEntry load_kernel_entry(const ObjectCode& object);
 /// Kernel objects loaded now (pinned ones included).
 size_t loaded_kernel_objects();
 
-/// Runs compile_one(0..n-1) on TBB's threads (serially with
-/// LT_COMPILE_THREADS=1, on at most that many threads with another value):
-/// each thread generates, optimises and emits with its own LLVMContext and
-/// TargetMachine; loading into the JIT is serialised. The first exception is
-/// rethrown after the others finish or are cancelled.
+/// Runs compile_one(0..n-1) on up to one thread per core (LT_COMPILE_THREADS
+/// caps it; 1 compiles serially on the calling thread): each thread
+/// generates, optimises and emits with its own LLVMContext and TargetMachine;
+/// loading into the JIT is serialised. The first exception is rethrown once
+/// every thread has finished its current kernel.
 void compile_in_parallel(size_t n, const std::function<void(size_t)>& compile_one);
 /// The optimised LLVM IR of a kernel, for LT_DEBUG=4.
 std::string kernel_llvm_ir(const Kernel& kernel, bool optimized = true);

@@ -422,7 +422,7 @@ BOOST_AUTO_TEST_CASE(kernels_compiled_on_several_threads_at_once_are_the_ones_co
       threads.emplace_back([&, i] { raw[i] = cpu::compile_kernel_object(kernels[i]).bytes; });
     for (std::thread& t : threads) t.join();
     for (size_t i = 0; i < kernels.size(); ++i) {
-      BOOST_TEST(together[i] == alone[i], "kernel " << kernels[i].name << " (tbb)");
+      BOOST_TEST(together[i] == alone[i], "kernel " << kernels[i].name << " (compile_in_parallel)");
       BOOST_TEST(raw[i] == alone[i], "kernel " << kernels[i].name << " (threads)");
     }
   }
