@@ -2,13 +2,8 @@
 
 Functional code and how convolution is lowered: nn/_functional_cnn.py.
 """
-import math
-
-from .. import _C
 from . import _functional_cnn as F
-from . import init
-from .modules import Module
-from .parameter import Parameter
+from .modules import Module, _create_weight_and_bias, _kaiming_uniform_reset
 
 __all__ = ["Conv1d", "Conv2d", "Unfold", "Fold"]
 
@@ -51,21 +46,11 @@ class _ConvNd(Module):
         self.kernel_size, self.stride, self.padding, self.dilation = kernel_size, stride, padding, dilation
         self.transposed, self.output_padding = False, (0,) * n
         self.groups, self.padding_mode = groups, padding_mode
-        dt = dtype or _C.float32
-        self.weight = Parameter(_C.empty(out_channels, in_channels // groups, *kernel_size, dtype=dt))
-        if bias:
-            self.bias = Parameter(_C.empty(out_channels, dtype=dt))
-        else:
-            self.register_parameter("bias", None)
+        _create_weight_and_bias(self, (out_channels, in_channels // groups) + kernel_size, out_channels, bias, dtype)
         self.reset_parameters()
 
     def reset_parameters(self):
-        init.kaiming_uniform_(self.weight, a=math.sqrt(5))
-        if self.bias is not None:
-            fan_in, _ = init._calculate_fan_in_and_fan_out(self.weight)
-            if fan_in != 0:
-                bound = 1 / math.sqrt(fan_in)
-                init.uniform_(self.bias, -bound, bound)
+        _kaiming_uniform_reset(self.weight, self.bias, zero_bias_without_fan_in=False)
 
     def extra_repr(self):
         n = self._nd

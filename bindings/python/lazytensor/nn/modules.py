@@ -404,24 +404,65 @@ class Identity(Module):
         return input
 
 
+def _create_weight_and_bias(module, weight_shape, bias_size, bias, dtype):
+    """Give `module` an uninitialised `weight` Parameter of `weight_shape` and, when `bias`, a `bias`
+    Parameter of `bias_size` (else a None "bias" entry), as Linear, ConvNd and ConvTransposeNd do."""
+    dt = dtype or _C.float32
+    module.weight = Parameter(_C.empty(*weight_shape, dtype=dt))
+    if bias:
+        module.bias = Parameter(_C.empty(bias_size, dtype=dt))
+    else:
+        module.register_parameter("bias", None)
+
+
+def _kaiming_uniform_reset(weight, bias, zero_bias_without_fan_in):
+    """PyTorch's reset_parameters for Linear and ConvNd: kaiming_uniform_(a=sqrt(5)) on the weight, the
+    bias uniform in +-1/sqrt(fan_in). With fan_in == 0, Linear fills the bias with zeros
+    (`zero_bias_without_fan_in`) while ConvNd leaves it untouched (and draws no random numbers)."""
+    init.kaiming_uniform_(weight, a=math.sqrt(5))
+    if bias is not None:
+        fan_in, _ = init._calculate_fan_in_and_fan_out(weight)
+        if fan_in > 0:
+            bound = 1 / math.sqrt(fan_in)
+        elif zero_bias_without_fan_in:
+            bound = 0
+        else:
+            return
+        init.uniform_(bias, -bound, bound)
+
+
+def _create_norm_affine_and_stats(module, num_features, affine, track_running_stats, dtype, fill_affine):
+    """The parameters and buffers of BatchNorm and InstanceNorm: `weight` and `bias` of num_features when
+    `affine` (filled with ones and zeros if `fill_affine`, else left uninitialised for reset_parameters),
+    else None entries; running_mean (zeros), running_var (ones) and num_batches_tracked (int64 zero)
+    buffers when `track_running_stats`, else None entries."""
+    dt = dtype or _C.float32
+    if affine:
+        module.weight = Parameter((_C.ones if fill_affine else _C.empty)(num_features, dtype=dt))
+        module.bias = Parameter((_C.zeros if fill_affine else _C.empty)(num_features, dtype=dt))
+    else:
+        module.register_parameter("weight", None)
+        module.register_parameter("bias", None)
+    if track_running_stats:
+        module.register_buffer("running_mean", _C.zeros(num_features, dtype=dt))
+        module.register_buffer("running_var", _C.ones(num_features, dtype=dt))
+        module.register_buffer("num_batches_tracked", _C.zeros((), dtype=_C.int64))
+    else:
+        module.register_buffer("running_mean", None)
+        module.register_buffer("running_var", None)
+        module.register_buffer("num_batches_tracked", None)
+
+
 class Linear(Module):
     def __init__(self, in_features, out_features, bias=True, device=None, dtype=None):
         super().__init__()
         self.in_features = in_features
         self.out_features = out_features
-        self.weight = Parameter(_C.empty(out_features, in_features, dtype=dtype or _C.float32))
-        if bias:
-            self.bias = Parameter(_C.empty(out_features, dtype=dtype or _C.float32))
-        else:
-            self.register_parameter("bias", None)
+        _create_weight_and_bias(self, (out_features, in_features), out_features, bias, dtype)
         self.reset_parameters()
 
     def reset_parameters(self):
-        init.kaiming_uniform_(self.weight, a=math.sqrt(5))
-        if self.bias is not None:
-            fan_in, _ = init._calculate_fan_in_and_fan_out(self.weight)
-            bound = 1 / math.sqrt(fan_in) if fan_in > 0 else 0
-            init.uniform_(self.bias, -bound, bound)
+        _kaiming_uniform_reset(self.weight, self.bias, zero_bias_without_fan_in=True)
 
     def forward(self, input):
         return F.linear(input, self.weight, self.bias)

@@ -1,12 +1,11 @@
 """More nn layers (PyTorch 1.13) over nn/_functional_more.py: activations, instance/local-response norm,
 channel dropouts, shuffles, margin/likelihood losses, EmbeddingBag, ConvTranspose1d/2d."""
-import math
-
 from .. import _C
 from .._functions import no_grad
 from . import _functional_more as F
 from . import init
-from .modules import Module, _Loss
+from .modules import (Module, _Activation, _Loss, _create_norm_affine_and_stats, _create_weight_and_bias,
+                      _kaiming_uniform_reset)
 from .parameter import Parameter
 
 __all__ = ["Hardsigmoid", "SELU", "CELU", "Softmax2d", "InstanceNorm1d", "InstanceNorm2d", "LocalResponseNorm",
@@ -15,21 +14,12 @@ __all__ = ["Hardsigmoid", "SELU", "CELU", "Softmax2d", "InstanceNorm1d", "Instan
            "MultiMarginLoss", "MultiLabelMarginLoss", "EmbeddingBag", "ConvTranspose1d", "ConvTranspose2d"]
 
 
-class _Inplace(Module):
-    def __init__(self, inplace=False):
-        super().__init__()
-        self.inplace = inplace
-
-    def extra_repr(self):
-        return "inplace=True" if self.inplace else ""
-
-
-class Hardsigmoid(_Inplace):
+class Hardsigmoid(_Activation):
     def forward(self, input):
         return F.hardsigmoid(input, self.inplace)
 
 
-class SELU(_Inplace):
+class SELU(_Activation):
     def forward(self, input):
         return F.selu(input, self.inplace)
 
@@ -62,21 +52,7 @@ class _InstanceNorm(Module):
         super().__init__()
         self.num_features, self.eps, self.momentum = num_features, eps, momentum
         self.affine, self.track_running_stats = affine, track_running_stats
-        dt = dtype or _C.float32
-        if affine:
-            self.weight = Parameter(_C.ones(num_features, dtype=dt))
-            self.bias = Parameter(_C.zeros(num_features, dtype=dt))
-        else:
-            self.register_parameter("weight", None)
-            self.register_parameter("bias", None)
-        if track_running_stats:
-            self.register_buffer("running_mean", _C.zeros(num_features, dtype=dt))
-            self.register_buffer("running_var", _C.ones(num_features, dtype=dt))
-            self.register_buffer("num_batches_tracked", _C.zeros([], dtype=_C.int64))
-        else:
-            self.register_buffer("running_mean", None)
-            self.register_buffer("running_var", None)
-            self.register_buffer("num_batches_tracked", None)
+        _create_norm_affine_and_stats(self, num_features, affine, track_running_stats, dtype, fill_affine=True)
 
     def reset_running_stats(self):
         if self.track_running_stats:
@@ -324,21 +300,12 @@ class _ConvTransposeNd(Module):
         self.padding, self.dilation = _ntuple(padding, n), _ntuple(dilation, n)
         self.output_padding = _ntuple(output_padding, n)
         self.transposed, self.groups, self.padding_mode = True, groups, padding_mode
-        dt = dtype or _C.float32
-        self.weight = Parameter(_C.empty(in_channels, out_channels // groups, *self.kernel_size, dtype=dt))
-        if bias:
-            self.bias = Parameter(_C.empty(out_channels, dtype=dt))
-        else:
-            self.register_parameter("bias", None)
+        _create_weight_and_bias(self, (in_channels, out_channels // groups) + self.kernel_size, out_channels, bias,
+                                dtype)
         self.reset_parameters()
 
     def reset_parameters(self):
-        init.kaiming_uniform_(self.weight, a=math.sqrt(5))
-        if self.bias is not None:
-            fan_in, _ = init._calculate_fan_in_and_fan_out(self.weight)
-            if fan_in != 0:
-                bound = 1 / math.sqrt(fan_in)
-                init.uniform_(self.bias, -bound, bound)
+        _kaiming_uniform_reset(self.weight, self.bias, zero_bias_without_fan_in=False)
 
     def _output_padding(self, input, output_size):
         if output_size is None:

@@ -7,7 +7,7 @@ same trace as the loss (see _functional_cnn._tie).
 from .. import _C
 from . import _functional_cnn as F
 from . import init
-from .modules import Module
+from .modules import Module, _create_norm_affine_and_stats
 from .parameter import Parameter
 
 __all__ = ["BatchNorm1d", "BatchNorm2d", "GroupNorm"]
@@ -17,23 +17,9 @@ class _BatchNorm(Module):
     def __init__(self, num_features, eps=1e-5, momentum=0.1, affine=True, track_running_stats=True, device=None,
                  dtype=None):
         super().__init__()
-        dt = dtype or _C.float32
         self.num_features, self.eps, self.momentum = num_features, eps, momentum
         self.affine, self.track_running_stats = affine, track_running_stats
-        if affine:
-            self.weight = Parameter(_C.empty(num_features, dtype=dt))
-            self.bias = Parameter(_C.empty(num_features, dtype=dt))
-        else:
-            self.register_parameter("weight", None)
-            self.register_parameter("bias", None)
-        if track_running_stats:
-            self.register_buffer("running_mean", _C.zeros(num_features, dtype=dt))
-            self.register_buffer("running_var", _C.ones(num_features, dtype=dt))
-            self.register_buffer("num_batches_tracked", _C.zeros((), dtype=_C.int64))
-        else:
-            self.register_buffer("running_mean", None)
-            self.register_buffer("running_var", None)
-            self.register_buffer("num_batches_tracked", None)
+        _create_norm_affine_and_stats(self, num_features, affine, track_running_stats, dtype, fill_affine=False)
         self.reset_parameters()
 
     def reset_running_stats(self):
