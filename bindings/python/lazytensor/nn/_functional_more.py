@@ -200,14 +200,20 @@ def alpha_dropout(input, p=0.5, training=False, inplace=False):
 
 
 # ---------------------------------------------------------------- shuffles
-def pixel_shuffle(input, upscale_factor):
-    _tensor_arg("pixel_shuffle", "input", input)
-    r = int(upscale_factor)
+def _shuffle_factor(name, input, factor, factor_name):
+    """pixel_shuffle/pixel_unshuffle's argument checks (PyTorch's messages); returns the factor as an int."""
+    _tensor_arg(name, "input", input)
+    r = int(factor)
     if input.dim() < 3:
-        raise RuntimeError("pixel_shuffle expects input to have at least 3 dimensions, but got input with {} "
-                           "dimension(s)".format(input.dim()))
+        raise RuntimeError("{} expects input to have at least 3 dimensions, but got input with {} "
+                           "dimension(s)".format(name, input.dim()))
     if r <= 0:
-        raise RuntimeError("pixel_shuffle expects a positive upscale_factor, but got {}".format(r))
+        raise RuntimeError("{} expects a positive {}, but got {}".format(name, factor_name, r))
+    return r
+
+
+def pixel_shuffle(input, upscale_factor):
+    r = _shuffle_factor("pixel_shuffle", input, upscale_factor, "upscale_factor")
     *lead, c, h, w = _shape(input)
     if c % (r * r) != 0:
         raise RuntimeError("pixel_shuffle expects its input's 'channel' dimension to be divisible by the square of "
@@ -220,13 +226,7 @@ def pixel_shuffle(input, upscale_factor):
 
 
 def pixel_unshuffle(input, downscale_factor):
-    _tensor_arg("pixel_unshuffle", "input", input)
-    r = int(downscale_factor)
-    if input.dim() < 3:
-        raise RuntimeError("pixel_unshuffle expects input to have at least 3 dimensions, but got input with {} "
-                           "dimension(s)".format(input.dim()))
-    if r <= 0:
-        raise RuntimeError("pixel_unshuffle expects a positive downscale_factor, but got {}".format(r))
+    r = _shuffle_factor("pixel_unshuffle", input, downscale_factor, "downscale_factor")
     *lead, c, h, w = _shape(input)
     if h % r != 0 or w % r != 0:
         raise RuntimeError("pixel_unshuffle expects height ({}) and width ({}) to be divisible by downscale_factor "

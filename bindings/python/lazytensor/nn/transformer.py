@@ -164,20 +164,16 @@ class Transformer(Module):
                  dropout=0.1, activation=F.relu, custom_encoder=None, custom_decoder=None, layer_norm_eps=1e-5,
                  batch_first=False, norm_first=False, device=None, dtype=None):
         super().__init__()
-        if custom_encoder is not None:
-            self.encoder = custom_encoder
-        else:
-            layer = TransformerEncoderLayer(d_model, nhead, dim_feedforward, dropout, activation, layer_norm_eps,
-                                            batch_first, norm_first, dtype=dtype)
-            self.encoder = TransformerEncoder(layer, num_encoder_layers, LayerNorm(d_model, eps=layer_norm_eps,
-                                                                                   dtype=dtype))
-        if custom_decoder is not None:
-            self.decoder = custom_decoder
-        else:
-            layer = TransformerDecoderLayer(d_model, nhead, dim_feedforward, dropout, activation, layer_norm_eps,
-                                            batch_first, norm_first, dtype=dtype)
-            self.decoder = TransformerDecoder(layer, num_decoder_layers, LayerNorm(d_model, eps=layer_norm_eps,
-                                                                                   dtype=dtype))
+
+        def stack(layer_cls, stack_cls, num_layers):  # the default encoder or decoder: num_layers + a final norm
+            layer = layer_cls(d_model, nhead, dim_feedforward, dropout, activation, layer_norm_eps, batch_first,
+                              norm_first, dtype=dtype)
+            return stack_cls(layer, num_layers, LayerNorm(d_model, eps=layer_norm_eps, dtype=dtype))
+
+        self.encoder = custom_encoder if custom_encoder is not None else \
+            stack(TransformerEncoderLayer, TransformerEncoder, num_encoder_layers)
+        self.decoder = custom_decoder if custom_decoder is not None else \
+            stack(TransformerDecoderLayer, TransformerDecoder, num_decoder_layers)
         self._reset_parameters()
         self.d_model = d_model
         self.nhead = nhead
