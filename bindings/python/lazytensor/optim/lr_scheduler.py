@@ -148,7 +148,13 @@ LRScheduler = _LRScheduler
 
 
 class _LambdaState:
-    """state_dict/load_state_dict that skip plain functions (PyTorch saves callable objects' __dict__)."""
+    """What LambdaLR and MultiplicativeLR share: one lr_lambda a param group, and state_dict/load_state_dict
+    that skip plain functions (PyTorch saves callable objects' __dict__). Comes before _LRScheduler."""
+
+    def __init__(self, optimizer, lr_lambda, last_epoch=-1, verbose=False):
+        self.optimizer = optimizer
+        self.lr_lambdas = _lambdas(optimizer, lr_lambda)
+        super().__init__(optimizer, last_epoch, verbose)
 
     def state_dict(self):
         sd = {k: v for k, v in self.__dict__.items() if k not in ("optimizer", "lr_lambdas")}
@@ -174,22 +180,12 @@ def _lambdas(optimizer, lr_lambda):
 
 
 class LambdaLR(_LambdaState, _LRScheduler):
-    def __init__(self, optimizer, lr_lambda, last_epoch=-1, verbose=False):
-        self.optimizer = optimizer
-        self.lr_lambdas = _lambdas(optimizer, lr_lambda)
-        super().__init__(optimizer, last_epoch, verbose)
-
     def get_lr(self):
         self._warn_get_lr()
         return [base * f(self.last_epoch) for f, base in zip(self.lr_lambdas, self.base_lrs)]
 
 
 class MultiplicativeLR(_LambdaState, _LRScheduler):
-    def __init__(self, optimizer, lr_lambda, last_epoch=-1, verbose=False):
-        self.optimizer = optimizer
-        self.lr_lambdas = _lambdas(optimizer, lr_lambda)
-        super().__init__(optimizer, last_epoch, verbose)
-
     def get_lr(self):
         self._warn_get_lr()
         if self.last_epoch > 0:
