@@ -10,7 +10,9 @@ if os.path.isdir(_build_python) and not any("lazytensor" in p for p in sys.path)
     sys.path.insert(0, os.path.abspath(_build_python))
 
 import lazytensor as lt  # noqa: E402
+import lazytensor.nn.functional as LF  # noqa: E402
 import torch  # noqa: E402
+import torch.nn.functional as TF  # noqa: E402
 
 
 def dtype_name(d):
@@ -86,3 +88,30 @@ def pytest_runtest_makereport(item, call):
             "autograd::gradients is not implemented" in str(call.excinfo.value):
         rep.outcome = "skipped"
         rep.longrepr = (str(item.fspath), 0, "Skipped: autograd is not built into this tree yet")
+
+
+def train_side_by_side(tm, lm, topt, lopt, xs, ys):
+    """Train a torch model `tm` and its lazytensor twin `lm` on the same batches, with cross-entropy.
+
+    Returns (want, got, counters): the torch and lazytensor losses a step, and for each lazytensor
+    debug counter its change over each step (inputs are synced before the step's counters are read).
+    """
+    want, got, counters = [], [], {}
+    for x, y in zip(xs, ys):
+        topt.zero_grad()
+        tl = TF.cross_entropy(tm(torch.from_numpy(x)), torch.from_numpy(y))
+        tl.backward()
+        topt.step()
+        want.append(tl.item())
+        xa, ya = lt.from_numpy(x), lt.from_numpy(y)
+        lt.sync(xa, ya)
+        c0 = lt.debug.counters()
+        lopt.zero_grad()
+        ll = LF.cross_entropy(lm(xa), ya)
+        ll.backward()
+        lopt.step()
+        got.append(ll.item())
+        c1 = lt.debug.counters()
+        for k in c1:
+            counters.setdefault(k, []).append(c1[k] - c0.get(k, 0))
+    return want, got, counters

@@ -10,7 +10,7 @@ import pytest
 
 import lazytensor as lt
 import torch
-from conftest import assert_same
+from conftest import assert_same, train_side_by_side
 
 LF, TF = lt.nn.functional, torch.nn.functional
 
@@ -342,24 +342,8 @@ def test_lenet_training_matches_torch_and_compiles_once():
     lopt = lt.optim.SGD(lm.parameters(), lr=0.1, momentum=0.9)
     xs = [_arr(4, 1, 12, 12) for _ in range(6)]
     ys = [np.random.randint(0, 3, 4).astype(np.int64) for _ in range(6)]
-    misses, traces, want, got = [], [], [], []
-    for x, y in zip(xs, ys):
-        topt.zero_grad()
-        tl = TF.cross_entropy(tm(torch.from_numpy(x)), torch.from_numpy(y))
-        tl.backward()
-        topt.step()
-        want.append(tl.item())
-        xa, ya = lt.from_numpy(x), lt.from_numpy(y)
-        lt.sync(xa, ya)
-        c0 = lt.debug.counters()
-        lopt.zero_grad()
-        ll = LF.cross_entropy(lm(xa), ya)
-        ll.backward()
-        lopt.step()
-        got.append(ll.item())
-        c1 = lt.debug.counters()
-        misses.append(c1["trace_cache_misses"] - c0["trace_cache_misses"])
-        traces.append(c1["traces_captured"] - c0["traces_captured"])
+    want, got, counters = train_side_by_side(tm, lm, topt, lopt, xs, ys)
+    misses, traces = counters["trace_cache_misses"], counters["traces_captured"]
     np.testing.assert_allclose(got, want, rtol=1e-3)
     assert traces == [1] * 6, traces  # one trace a step: forward, backward, update and the BN statistics
     # loss.item() syncs the loss only: step k's gradients and update stay pending until step k+1's

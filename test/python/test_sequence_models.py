@@ -11,7 +11,7 @@ import torch.nn.functional as TF
 
 import lazytensor as lt
 import lazytensor.nn.functional as LF
-from conftest import assert_same, to_np
+from conftest import assert_same, to_np, train_side_by_side
 
 RTOL, ATOL = 1e-4, 1e-5
 
@@ -454,24 +454,8 @@ def test_training_matches_torch_and_stops_compiling(arch):
     steps = 6
     xs = [_arr(4, 5, 4) for _ in range(steps)]
     ys = [np.random.randint(0, 3, 4).astype(np.int64) for _ in range(steps)]
-    want, got, misses, kernels = [], [], [], []
-    for x, y in zip(xs, ys):
-        topt.zero_grad()
-        tl = TF.cross_entropy(tm(torch.from_numpy(x)), torch.from_numpy(y))
-        tl.backward()
-        topt.step()
-        want.append(tl.item())
-        xa, ya = lt.from_numpy(x), lt.from_numpy(y)
-        lt.sync(xa, ya)
-        c0 = lt.debug.counters()
-        lopt.zero_grad()
-        ll = LF.cross_entropy(lm(xa), ya)
-        ll.backward()
-        lopt.step()
-        got.append(ll.item())
-        c1 = lt.debug.counters()
-        misses.append(c1["trace_cache_misses"] - c0["trace_cache_misses"])
-        kernels.append(c1["kernels_launched"] - c0["kernels_launched"])
+    want, got, counters = train_side_by_side(tm, lm, topt, lopt, xs, ys)
+    misses, kernels = counters["trace_cache_misses"], counters["kernels_launched"]
     np.testing.assert_allclose(got, want, rtol=1e-3)
     # loss.item() syncs the loss only: step k's backward and update run in step k+1's trace, so steps 1-3
     # are new traces (see test_conv_pool); after that the same T gives the same trace.
