@@ -138,6 +138,18 @@ def _check_p(p):
         raise ValueError("dropout probability has to be between 0 and 1, but got {}".format(p))
 
 
+def _drop_channels(input, p, inplace, lead):
+    """Zero input over whole slices input[i0, .., i(lead-1)] with probability p (0 < p <= 1), scaling the kept
+    ones by 1/(1-p): the mask has shape input.shape[:lead] + [1, ...]."""
+    mshape = _shape(input)[:lead] + [1] * (input.dim() - lead)
+    if p == 1.0:
+        out = input * 0.0
+    else:
+        keep = _C.rand(*mshape, dtype=input.dtype) >= p
+        out = _where(keep, input * (1.0 / (1.0 - p)), 0.0)
+    return input.copy_(out) if inplace else out
+
+
 def _feature_dropout(input, p, training, inplace, name, dims):
     _tensor_arg(name, "input", input)
     _check_p(p)
@@ -147,14 +159,7 @@ def _feature_dropout(input, p, training, inplace, name, dims):
     if not training or p == 0.0:
         return input
     batched = input.dim() == dims[1]
-    lead = 2 if batched else 1
-    mshape = _shape(input)[:lead] + [1] * (input.dim() - lead)
-    if p == 1.0:
-        out = input * 0.0
-    else:
-        keep = _C.rand(*mshape, dtype=input.dtype) >= p
-        out = _where(keep, input * (1.0 / (1.0 - p)), 0.0)
-    return input.copy_(out) if inplace else out
+    return _drop_channels(input, p, inplace, 2 if batched else 1)
 
 
 def dropout1d(input, p=0.5, training=True, inplace=False):
@@ -172,13 +177,7 @@ def dropout2d(input, p=0.5, training=True, inplace=False):
     if input.dim() < 2:
         raise RuntimeError("dropout2d: Feature dropout requires at least 2 dimensions in the input, got {}".format(
             _shape(input)))
-    mshape = _shape(input)[:2] + [1] * (input.dim() - 2)
-    if p == 1.0:
-        out = input * 0.0
-    else:
-        keep = _C.rand(*mshape, dtype=input.dtype) >= p
-        out = _where(keep, input * (1.0 / (1.0 - p)), 0.0)
-    return input.copy_(out) if inplace else out
+    return _drop_channels(input, p, inplace, 2)
 
 
 _ALPHA_DROP = 1.7580993408473766  # -SELU's negative saturation value: scale * alpha

@@ -3,7 +3,7 @@
 Functional code and how convolution is lowered: nn/_functional_cnn.py.
 """
 from . import _functional_cnn as F
-from .modules import Module, _create_weight_and_bias, _kaiming_uniform_reset
+from .modules import Module, _check_conv_groups, _create_weight_and_bias, _kaiming_uniform_reset
 
 __all__ = ["Conv1d", "Conv2d", "Unfold", "Fold"]
 
@@ -22,12 +22,7 @@ class _ConvNd(Module):
                  padding_mode="zeros", device=None, dtype=None):
         super().__init__()
         n = self._nd
-        if groups <= 0:
-            raise ValueError("groups must be a positive integer")
-        if in_channels % groups != 0:
-            raise ValueError("in_channels must be divisible by groups")
-        if out_channels % groups != 0:
-            raise ValueError("out_channels must be divisible by groups")
+        _check_conv_groups(in_channels, out_channels, groups)
         kernel_size, stride, dilation = _ntuple(kernel_size, n), _ntuple(stride, n), _ntuple(dilation, n)
         if isinstance(padding, str):
             if padding not in ("same", "valid"):

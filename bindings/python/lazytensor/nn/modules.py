@@ -404,6 +404,16 @@ class Identity(Module):
         return input
 
 
+def _check_conv_groups(in_channels, out_channels, groups):
+    """ConvNd's and ConvTransposeNd's checks of `groups` (PyTorch's messages)."""
+    if groups <= 0:
+        raise ValueError("groups must be a positive integer")
+    if in_channels % groups != 0:
+        raise ValueError("in_channels must be divisible by groups")
+    if out_channels % groups != 0:
+        raise ValueError("out_channels must be divisible by groups")
+
+
 def _create_weight_and_bias(module, weight_shape, bias_size, bias, dtype):
     """Give `module` an uninitialised `weight` Parameter of `weight_shape` and, when `bias`, a `bias`
     Parameter of `bias_size` (else a None "bias" entry), as Linear, ConvNd and ConvTransposeNd do."""

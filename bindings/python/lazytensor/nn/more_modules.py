@@ -4,8 +4,8 @@ from .. import _C
 from .._functions import no_grad
 from . import _functional_more as F
 from . import init
-from .modules import (Module, _Activation, _Loss, _create_norm_affine_and_stats, _create_weight_and_bias,
-                      _kaiming_uniform_reset)
+from .modules import (Module, _Activation, _Loss, _check_conv_groups, _create_norm_affine_and_stats,
+                      _create_weight_and_bias, _kaiming_uniform_reset)
 from .parameter import Parameter
 
 __all__ = ["Hardsigmoid", "SELU", "CELU", "Softmax2d", "InstanceNorm1d", "InstanceNorm2d", "LocalResponseNorm",
@@ -287,12 +287,7 @@ class _ConvTransposeNd(Module):
                  bias=True, dilation=1, padding_mode="zeros", device=None, dtype=None):
         super().__init__()
         n = self._nd
-        if groups <= 0:
-            raise ValueError("groups must be a positive integer")
-        if in_channels % groups != 0:
-            raise ValueError("in_channels must be divisible by groups")
-        if out_channels % groups != 0:
-            raise ValueError("out_channels must be divisible by groups")
+        _check_conv_groups(in_channels, out_channels, groups)
         if padding_mode != "zeros":
             raise ValueError('Only "zeros" padding mode is supported for {}'.format(type(self).__name__))
         self.in_channels, self.out_channels = in_channels, out_channels
