@@ -257,8 +257,8 @@ std::vector<BufferPtr> CudaBackend::run(const Trace& trace, const RunOptions& op
   cuda::copy_to_host(&err, error_slot.ptr(), sizeof err);
   cuda::synchronize();
   if (err.code != 0) {
-    Op op = static_cast<Op>(err.code - 1);
-    fail(ErrorKind::Index, op_name(op), ": index ", err.value, " is out of bounds for dimension ", err.axis,
+    Op op = check_index_op(err.code);
+    fail(check_index_kind(err.code), op_name(op), ": index ", err.value, " is out of bounds for dimension ", err.axis,
          " with size ", err.bound);
   }
   if (debug_level() >= 1) {

@@ -12,7 +12,31 @@ static void check_index_dtype(std::string_view op, const NodePtr& index) {
   }
 }
 
+namespace {
+// attrs of Gather / ScatterAdd: {axis}, or {axis, 1} when an index out of
+// range found inside a kernel must raise ErrorKind::Runtime instead of
+// Index: PyTorch raises RuntimeError for gather, scatter_add and one_hot
+// but IndexError for index_select, embedding, index_add and nll_loss.
+Attrs index_attrs(int64_t axis, ErrorKind on_bad_index) {
+  if (on_bad_index == ErrorKind::Runtime) return {axis, 1};
+  return {axis};
+}
+
+NodePtr gather_raising(const NodePtr& x, int64_t dim, const NodePtr& index, ErrorKind on_bad_index);
+NodePtr scatter_add_raising(const NodePtr& x, int64_t dim, const NodePtr& index, const NodePtr& src,
+                            ErrorKind on_bad_index);
+}  // namespace
+
 NodePtr gather(const NodePtr& x, int64_t dim, const NodePtr& index) {
+  return gather_raising(x, dim, index, ErrorKind::Runtime);
+}
+
+NodePtr scatter_add(const NodePtr& x, int64_t dim, const NodePtr& index, const NodePtr& src) {
+  return scatter_add_raising(x, dim, index, src, ErrorKind::Runtime);
+}
+
+namespace {
+NodePtr gather_raising(const NodePtr& x, int64_t dim, const NodePtr& index, ErrorKind on_bad_index) {
   if (index->dtype != DType::Int64) {
     fail(ErrorKind::Runtime, "gather: expected dtype int64 for index, got ", dtype_name(index->dtype));
   }
@@ -30,9 +54,10 @@ NodePtr gather(const NodePtr& x, int64_t dim, const NodePtr& index) {
            " must not exceed the input's ", shape_str(x->shape), " except at dim ", d);
     }
   }
-  NodePtr g = make_node(Op::Gather, x->dtype, is->shape, {d}, {xs, is});
+  NodePtr g = make_node(Op::Gather, x->dtype, is->shape, index_attrs(d, on_bad_index), {xs, is});
   return reshape_exact(g, index->shape);
 }
+}  // namespace
 
 NodePtr index_select(const NodePtr& x, int64_t dim, const NodePtr& index) {
   check_index_dtype("index_select", index);
@@ -40,7 +65,9 @@ NodePtr index_select(const NodePtr& x, int64_t dim, const NodePtr& index) {
     fail(ErrorKind::Index, "index_select: index must be 0-D or 1-D, got shape ", shape_str(index->shape));
   }
   if (x->ndim() == 0) {
-    return reshape_exact(gather(reshape_exact(x, Shape{1}), 0, cast(reshape(index, {-1}), DType::Int64)), index->shape);
+    return reshape_exact(gather_raising(reshape_exact(x, Shape{1}), 0, cast(reshape(index, {-1}), DType::Int64),
+                                        ErrorKind::Index),
+                         index->shape);
   }
   int64_t d = normalize_dim("index_select", dim, x->ndim());
   int64_t n = index->numel();
@@ -52,7 +79,9 @@ NodePtr index_select(const NodePtr& x, int64_t dim, const NodePtr& index) {
   return make_node(Op::Gather, x->dtype, out, {d}, {x, idx});
 }
 
-NodePtr scatter_add(const NodePtr& x, int64_t dim, const NodePtr& index, const NodePtr& src) {
+namespace {
+NodePtr scatter_add_raising(const NodePtr& x, int64_t dim, const NodePtr& index, const NodePtr& src,
+                            ErrorKind on_bad_index) {
   if (index->dtype != DType::Int64) {
     fail(ErrorKind::Runtime, "scatter_add: expected dtype int64 for index, got ", dtype_name(index->dtype));
   }
@@ -75,8 +104,9 @@ NodePtr scatter_add(const NodePtr& x, int64_t dim, const NodePtr& index, const N
   if (index->numel() == 0) return x;
   NodePtr s = src->shape == index->shape ? src : slice(src, 0, 0, index->shape[0]);
   for (int64_t i = 1; i < x->ndim() && s->shape != index->shape; ++i) s = slice(s, i, 0, index->shape[i]);
-  return make_node(Op::ScatterAdd, x->dtype, x->shape, {d}, {x, index, s});
+  return make_node(Op::ScatterAdd, x->dtype, x->shape, index_attrs(d, on_bad_index), {x, index, s});
 }
+}  // namespace
 
 NodePtr index_add(const NodePtr& x, int64_t dim, const NodePtr& index, const NodePtr& src, double alpha) {
   check_index_dtype("index_add", index);
@@ -94,7 +124,7 @@ NodePtr index_add(const NodePtr& x, int64_t dim, const NodePtr& index, const Nod
   Shape col(xs->ndim(), 1);
   col[d] = index->numel();
   NodePtr idx = expand_to(reshape_exact(cast(index, DType::Int64), col), ss->shape);
-  return reshape_exact(scatter_add(xs, d, idx, ss), x->shape);
+  return reshape_exact(scatter_add_raising(xs, d, idx, ss, ErrorKind::Index), x->shape);
 }
 
 NodePtr masked_fill(const NodePtr& x, const NodePtr& mask, const NodePtr& value) {
@@ -237,7 +267,7 @@ NodePtr nll_loss(const NodePtr& log_probs, const NodePtr& target, Reduction redu
   NodePtr ignore = scalar_int(ignore_index, DType::Int64, false);
   NodePtr valid = ne(target, ignore);
   NodePtr safe = where(valid, target, scalar_int(0, DType::Int64, false));
-  NodePtr picked = squeeze(gather(log_probs, cdim, unsqueeze(safe, cdim)), cdim);
+  NodePtr picked = squeeze(gather_raising(log_probs, cdim, unsqueeze(safe, cdim), ErrorKind::Index), cdim);
   NodePtr loss = where(valid, neg(picked), scalar(0.0, log_probs->dtype, false));
   if (reduction != Reduction::Mean) return reduce_loss(loss, reduction);
   return div(sum(loss), sum(cast(valid, log_probs->dtype)));

@@ -45,6 +45,13 @@
 namespace lt {
 namespace eval_detail {
 
+namespace {
+// What an index out of range raises for a Gather or ScatterAdd (attrs {axis, 1}: Runtime).
+ErrorKind bad_index_kind(const TraceNode& n) {
+  return n.attrs.size() > 1 && n.attrs[1] == 1 ? ErrorKind::Runtime : ErrorKind::Index;
+}
+}  // namespace
+
 BufferPtr Evaluator::eval() {
   const TraceNode& n = node();
   const int arity = op_info(n.op).arity;
@@ -123,7 +130,10 @@ int64_t Evaluator::scalar_input_as_int(size_t k) const {
 
 int64_t Evaluator::axis_attr() const {
   const TraceNode& n = node();
-  if (n.attrs.size() != 1) error(ErrorKind::Runtime, "expected attrs {axis}");
+  // Gather and ScatterAdd may carry a second attr: 1 = an index out of range raises ErrorKind::Runtime.
+  bool indexed = (n.op == Op::Gather || n.op == Op::ScatterAdd) && n.attrs.size() == 2 &&
+                 (n.attrs[1] == 0 || n.attrs[1] == 1);
+  if (n.attrs.size() != 1 && !indexed) error(ErrorKind::Runtime, "expected attrs {axis}");
   int64_t axis = n.attrs[0];
   if (axis < 0 || axis >= static_cast<int64_t>(n.shape.size())) error(ErrorKind::Index, "axis ", axis, " out of range");
   return axis;
@@ -472,7 +482,7 @@ BufferPtr Evaluator::eval_gather() {
     for_each_index<2>(n.shape, {out_strides.data(), x_strides.data()}, {0, 0}, [&](const Offsets<2>& o) {
       const int64_t i = idx[o[0]];
       if (i < 0 || i >= size)
-        error(ErrorKind::Index, "gather index ", i, " is out of bounds for dim ", axis, " with size ", size);
+        error(bad_index_kind(n), "gather index ", i, " is out of bounds for dim ", axis, " with size ", size);
       y[o[0]] = xs[o[1] + i * axis_stride];
     });
   });
@@ -514,7 +524,7 @@ BufferPtr Evaluator::eval_scatter_add() {
                       [&](const Offsets<3>& o) {
                         const int64_t i = idx[o[0]];
                         if (i < 0 || i >= size)
-                          error(ErrorKind::Index, "scatter_add index ", i, " is out of bounds for dim ", axis,
+                          error(bad_index_kind(n), "scatter_add index ", i, " is out of bounds for dim ", axis,
                                 " with size ", size);
                         C& slot = acc[o[2] + i * axis_stride];
                         if constexpr (std::is_same_v<C, double>)

@@ -50,6 +50,7 @@
 #include <vector>
 
 #include "ir/dtype.h"
+#include "ir/error.h"
 #include "ir/hash.h"
 #include "ir/ops.h"
 #include "ir/shape.h"
@@ -69,7 +70,8 @@ enum class KOpCode : uint8_t {
   Reduce,      ///< `op` in {ReduceSum, ReduceProd, ReduceMax, ReduceMin, ArgMax, ArgMin} of input 0 over the inner dims
   Scan,        ///< running CumSum of input 0 along the inner loop (inner rank 1), inclusive
   Random,      ///< RandUniform value: inputs (seed i64, linear index i64), stream `imm`
-  CheckIndex,  ///< input 0 (integer index) as i64 clamped into [0, imm); error when outside. imm2 = Op for the message, fimm = axis
+  CheckIndex,  ///< input 0 (integer index) as i64 clamped into [0, imm); error when outside. imm2 = Op for the message
+               ///< (| kCheckIndexRuntime: the error is ErrorKind::Runtime, else Index), fimm = axis
 };
 
 const char* kop_name(KOpCode code);
@@ -79,6 +81,16 @@ const char* kop_name(KOpCode code);
 /// constant never reads its checked index, yet a bad index must still raise).
 inline bool is_effect(KOpCode code) {
   return code == KOpCode::Store || code == KOpCode::AccumStore || code == KOpCode::CheckIndex;
+}
+
+/// CheckIndex imm2 flag: an index out of range raises ErrorKind::Runtime, as
+/// PyTorch's gather, scatter_add and one_hot do (index_select, embedding,
+/// index_add and nll_loss raise IndexError: no flag).
+constexpr int64_t kCheckIndexRuntime = int64_t{1} << 16;
+/// The Op and the error kind of a backend's error slot code (1 + imm2).
+inline Op check_index_op(int64_t code) { return static_cast<Op>((code - 1) & (kCheckIndexRuntime - 1)); }
+inline ErrorKind check_index_kind(int64_t code) {
+  return ((code - 1) & kCheckIndexRuntime) ? ErrorKind::Runtime : ErrorKind::Index;
 }
 
 /// One scalar op. 40 bytes; kernels hold a few hundred at most.

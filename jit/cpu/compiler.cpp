@@ -450,8 +450,8 @@ namespace {
 
 void raise_kernel_error(const ErrorSlot& err) {
   if (err.code == 0) return;
-  Op op = static_cast<Op>(err.code - 1);
-  fail(ErrorKind::Index, op_name(op), ": index ", err.value, " is out of bounds for dimension ", err.axis,
+  Op op = check_index_op(err.code);
+  fail(check_index_kind(err.code), op_name(op), ": index ", err.value, " is out of bounds for dimension ", err.axis,
        " with size ", err.bound);
 }
 

@@ -140,7 +140,10 @@ BOOST_AUTO_TEST_CASE(gather_and_scatter_add_match_reference) {
   }
 }
 
-BOOST_AUTO_TEST_CASE(out_of_range_indices_raise_index_errors_at_sync) {
+BOOST_AUTO_TEST_CASE(out_of_range_indices_raise_at_sync_with_pytorchs_error_kinds) {
+  // gather and scatter_add raise RuntimeError in PyTorch (ErrorKind::Runtime),
+  // index_select IndexError (ErrorKind::Index): the kind rides in the node's
+  // attrs into the kernel's error slot.
   NodePtr x = random_input(DType::Float32, {5, 6}, -5, 5, 41);
   NodePtr bad = input(DType::Int64, {5, 1}, {0, 1, 6, 2, 3});
   CapturedTrace g = capture_trace({ops::gather(x, 1, bad)});
@@ -148,7 +151,7 @@ BOOST_AUTO_TEST_CASE(out_of_range_indices_raise_index_errors_at_sync) {
     run_cpu(g.trace);
     BOOST_FAIL("gather with index 6 did not raise");
   } catch (const lt::Error& e) {
-    BOOST_CHECK(e.kind() == ErrorKind::Index);
+    BOOST_CHECK(e.kind() == ErrorKind::Runtime);
     std::string m = e.what();
     BOOST_CHECK_MESSAGE(m.find("gather") != std::string::npos && m.find("6") != std::string::npos, m);
   }
@@ -158,8 +161,16 @@ BOOST_AUTO_TEST_CASE(out_of_range_indices_raise_index_errors_at_sync) {
     run_cpu(s.trace);
     BOOST_FAIL("scatter_add with index -1 did not raise");
   } catch (const lt::Error& e) {
-    BOOST_CHECK(e.kind() == ErrorKind::Index);
+    BOOST_CHECK(e.kind() == ErrorKind::Runtime);
     BOOST_CHECK_MESSAGE(std::string(e.what()).find("scatter_add") != std::string::npos, e.what());
+  }
+  CapturedTrace sel = capture_trace({ops::exp(ops::index_select(x, 0, input(DType::Int64, {2}, {1, 5})))});
+  try {
+    run_cpu(sel.trace);
+    BOOST_FAIL("index_select with index 5 did not raise");
+  } catch (const lt::Error& e) {
+    BOOST_CHECK(e.kind() == ErrorKind::Index);
+    BOOST_CHECK_MESSAGE(std::string(e.what()).find("5") != std::string::npos, e.what());
   }
 }
 
