@@ -2,10 +2,10 @@
 #include "trace/capture.h"
 
 #include <algorithm>
-#include <cstring>
 #include <vector>
 
 #include "ir/counters.h"
+#include "ir/evaluator_impl.h"  // copy_strided, the reference evaluator's strided walk
 
 namespace lt {
 
@@ -110,37 +110,16 @@ BufferPtr strided_copy(const Node& n) {
   if (numel == 0) return nullptr;
   size_t elem = dtype_size(n.dtype);
   if (static_cast<size_t>(numel) * elem > kCopySliceBytes) return nullptr;
-  size_t rank = n.shape.size();
-  std::vector<int64_t> in_stride(rank);
-  int64_t stride = 1;
-  for (size_t k = rank; k-- > 0;) {
-    in_stride[k] = stride;
-    stride *= x.shape[k];
+  // The slice's element strides in x: x's contiguous strides times the steps.
+  Shape strides = contiguous_strides(x.shape);
+  if (x.buffer->numel() != shape_numel(x.shape)) return nullptr;
+  int64_t start = 0;
+  for (size_t k = 0; k < strides.size(); ++k) {
+    start += n.attrs[2 * k] * strides[k];
+    strides[k] *= n.attrs[2 * k + 1];
   }
-  if (x.buffer->numel() != stride) return nullptr;
   BufferPtr out = make_buffer(n.dtype, numel);
-  const char* src = static_cast<const char*>(x.buffer->data());
-  char* dst = static_cast<char*>(out->data());
-  int64_t base = 0;
-  for (size_t k = 0; k < rank; ++k) base += n.attrs[2 * k] * in_stride[k];
-  // Odometer over the slice's outer dims; the innermost dim is one run when its step is 1.
-  int64_t inner = rank ? n.shape[rank - 1] : 1, inner_step = rank ? n.attrs[2 * rank - 1] * in_stride[rank - 1] : 1;
-  std::vector<int64_t> idx(rank ? rank - 1 : 0, 0);
-  for (int64_t done = 0; done < numel; done += inner) {
-    int64_t at = base;
-    for (size_t k = 0; k + 1 < rank; ++k) at += idx[k] * n.attrs[2 * k + 1] * in_stride[k];
-    if (inner_step == 1) {
-      std::memcpy(dst, src + at * static_cast<int64_t>(elem), static_cast<size_t>(inner) * elem);
-      dst += inner * static_cast<int64_t>(elem);
-    } else {
-      for (int64_t i = 0; i < inner; ++i, dst += elem)
-        std::memcpy(dst, src + (at + i * inner_step) * static_cast<int64_t>(elem), elem);
-    }
-    for (size_t k = idx.size(); k-- > 0;) {
-      if (++idx[k] < n.shape[k]) break;
-      idx[k] = 0;
-    }
-  }
+  eval_detail::copy_strided(*x.buffer, start, strides, *out, 0, contiguous_strides(n.shape), n.shape);
   return out;
 }
 
