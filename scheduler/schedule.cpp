@@ -95,9 +95,19 @@ class Scheduler {
   std::vector<std::vector<int32_t>> consumers_;
 };
 
+// Div/mod ops the kernel's effects depend on. Dead ones do not count: the
+// collapsed attempt unravels every coordinate first, and when all accesses
+// fold back to the linear index those unravelling ops are left unused.
 int64_t count_divmod(const Kernel& k) {
+  std::vector<char> live(k.ops.size(), 0);
   int64_t n = 0;
-  for (const KOp& o : k.ops) n += o.code == KOpCode::IndexDiv || o.code == KOpCode::IndexMod;
+  for (size_t i = k.ops.size(); i-- > 0;) {
+    const KOp& o = k.ops[i];
+    if (!live[i] && !is_effect(o.code)) continue;
+    live[i] = 1;
+    n += o.code == KOpCode::IndexDiv || o.code == KOpCode::IndexMod;
+    for (int j = 0; j < o.num_inputs; ++j) live[o.inputs[j]] = 1;
+  }
   return n;
 }
 
