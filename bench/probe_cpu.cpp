@@ -27,11 +27,12 @@ static double tcpu() {
 
 // Compile-only: the kernels of the bench's compile-time trace, each compiled
 // `repeat` times; prints the median thread CPU ms per kernel.
-static int compile_probe(int repeat) {
+// "compile_tiny": one kernel of one add, for the fixed cost of a compile.
+static int compile_probe(int repeat, bool tiny) {
   using namespace lt;
   Tensor y = randn({1000, 77}, 10);
   lt::sync(y);
-  Tensor r = layer_norm(gelu(y) * 2.0 + 1.0, {77}) + softmax(y, 0);
+  Tensor r = tiny ? y + 1.0 : layer_norm(gelu(y) * 2.0 + 1.0, {77}) + softmax(y, 0);
   NodePtr root = r.node();
   CapturedTrace ct = capture_trace({&root, 1});
   Plan plan = schedule(ct.trace, fusion_policy("default"));
@@ -41,12 +42,17 @@ static int compile_probe(int repeat) {
     cpu::CompileTimes ct2;
     for (int i = 0; i < repeat; ++i) {
       double c0 = tcpu();
-      cpu::compile_kernel_object(k, &ct2);
+      cpu::ObjectCode obj = cpu::compile_kernel_object(k, &ct2);
+      if (const char* d = std::getenv("LT_PROBE_DUMP")) {
+        FILE* f = std::fopen((std::string(d) + "/" + k.name + ".o").c_str(), "wb");
+        if (f) std::fwrite(obj.bytes.data(), 1, obj.bytes.size(), f), std::fclose(f);
+      }
       t.push_back(tcpu() - c0);
     }
     std::sort(t.begin(), t.end());
     all.push_back(t[t.size() / 2]);
-    std::printf("%-32s %7.2f ms cpu (ops %zu)\n", k.name.c_str(), t[t.size() / 2], k.ops.size());
+    std::printf("%-32s %7.2f ms cpu (ops %zu; last: ir %.2f opt %.2f emit %.2f ms)\n", k.name.c_str(),
+                t[t.size() / 2], k.ops.size(), ct2.codegen_ms, ct2.optimize_ms, ct2.emit_ms);
   }
   std::sort(all.begin(), all.end());
   std::printf("median per kernel %.2f ms cpu, %zu kernels\n", all[all.size() / 2], all.size());
@@ -83,7 +89,7 @@ int main(int argc, char** argv) {
   using namespace lt;
   std::string w = argc > 1 ? argv[1] : "gelu_expr";
   int repeat = argc > 2 ? std::atoi(argv[2]) : 5;
-  if (w == "compile") return compile_probe(repeat);
+  if (w == "compile" || w == "compile_tiny") return compile_probe(repeat, w == "compile_tiny");
   if (w == "hitsync") return hit_sync_probe(repeat);
   const int64_t n = int64_t{16} << 20;
   Tensor x = randn({n}, 1), s = randn({4096, 4096}, 2), l = randn({8192, 1024}, 3);

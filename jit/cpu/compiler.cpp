@@ -13,6 +13,7 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <exception>
 #include <functional>
 #include <mutex>
@@ -33,6 +34,7 @@
 #include "llvm/ExecutionEngine/Orc/LLJIT.h"
 #include "llvm/IR/Instructions.h"
 #include "llvm/IR/LegacyPassManager.h"
+#include "llvm/IR/PassTimingInfo.h"
 #include "llvm/IR/Verifier.h"
 #include "llvm/MC/TargetRegistry.h"
 #include "llvm/Passes/PassBuilder.h"
@@ -47,6 +49,7 @@
 #include "llvm/Transforms/Scalar/SROA.h"
 #include "llvm/Transforms/Scalar/SimplifyCFG.h"
 #include "llvm/Transforms/Vectorize/LoopVectorize.h"
+#include "llvm/Support/CommandLine.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/TargetSelect.h"
 #include "llvm/Support/raw_ostream.h"
@@ -92,6 +95,25 @@ struct Jit {
   std::string session_error;  // the last error ORC reported (e.g. "Cannot allocate memory"), for our message
 
   Jit() {
+    // Code generator defaults (docs/cpu-jit.md, "Compile time"): no loop
+    // strength reduction and no pre-RA machine scheduler. Together a third
+    // of a kernel's compile instructions, and no slower kernels measured
+    // (gelu_expr faster without the scheduler). LT_LLVM_ARGS adds options
+    // for LLVM itself, as on an llc command line ("-time-passes",
+    // "-enable-misched=true"), for studying the JIT; a default it names is
+    // left to it. LLVM's options are process globals of libLLVM, parsed once
+    // here, before any compile; lazytensor is the only JIT in its processes.
+    {
+      const char* env = std::getenv("LT_LLVM_ARGS");
+      std::string user = env ? env : "";
+      std::vector<const char*> argv = {"lazytensor"};
+      for (const char* opt : {"-disable-lsr", "-enable-misched=false"}) {
+        std::string name(opt + 1, std::strcspn(opt + 1, "="));
+        if (user.find(name) == std::string::npos) argv.push_back(opt);
+      }
+      llvm::cl::ParseCommandLineOptions(static_cast<int>(argv.size()), argv.data(), "", nullptr, "LT_LLVM_ARGS");
+      if (!user.empty()) std::atexit([] { llvm::reportAndResetTimings(); });  // -time-passes: the codegen passes' report
+    }
     llvm::InitializeNativeTarget();
     llvm::InitializeNativeTargetAsmPrinter();
     auto jtmb = llvm::orc::JITTargetMachineBuilder::detectHost();
@@ -306,8 +328,18 @@ ObjectCode compile_kernel_object(const Kernel& kernel, CompileTimes* times) {
   return out;
 }
 
+namespace {
+// Launch granularity: below ~64k element-steps a thread handoff costs more
+// than it saves, so such work runs on the calling thread; TBB ranges carry
+// about kGrainWork element-steps each.
+constexpr int64_t kSerialWork = 1 << 16, kGrainWork = 1 << 15;
+}  // namespace
+
 bool kernel_splits_reduction(const Kernel& k) {
   if (k.kind != KernelKind::Rows || k.num_phases != 1 || k.serial) return false;
+  // launch_kernel() splits only rows this long; shorter ones would carry two
+  // entries that never run (a third of a reduction kernel's compile time).
+  if (k.inner_size() < 2 * kGrainWork) return false;
   bool any = false;
   for (const KOp& o : k.ops) {
     if (o.code == KOpCode::Scan) return false;
@@ -454,9 +486,6 @@ void raise_kernel_error(const ErrorSlot& err) {
   fail(check_index_kind(err.code), op_name(op), ": index ", err.value, " is out of bounds for dimension ", err.axis,
        " with size ", err.bound);
 }
-
-// Below ~64k element-steps a thread handoff costs more than it saves.
-constexpr int64_t kSerialWork = 1 << 16, kGrainWork = 1 << 15;
 
 // Chunk of a split row: fixed by the row length only (determinism), at
 // least 32k elements, at most 256 chunks per row, a multiple of 64.

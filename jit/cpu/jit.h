@@ -37,7 +37,8 @@ using KernelFn = int32_t (*)(const KernelArgs*, int64_t, int64_t);
 
 // Split reductions: a Rows kernel whose one loop only feeds reductions
 // (sum, prod, max, min) — a full `x.sum()`, `mean`, `var`, or a few long rows —
-// has too few rows to spread over threads. Its object then also holds
+// has too few rows to spread over threads. When its rows are long enough for
+// launch_kernel to split (64k elements or more), its object also holds
 //   int32_t <symbol>_part(const KernelArgs*, int64_t row, int64_t begin, int64_t end, void* out)
 //     accumulating inner elements [begin, end) of `row` into out[0..R) (R =
 //     the kernel's Reduce ops in op order, one 8-byte slot each, accumulator type)

@@ -165,6 +165,39 @@ BOOST_AUTO_TEST_CASE(kernels_compile_fast) {
   BOOST_TEST(median <= 60.0);
 }
 
+// The scheduler's collapsed attempt unravels every coordinate and keeps the
+// flat loop when the accesses fold back; the unravelling ops it leaves unused
+// must not count against it (they did: a contiguous [1000, 77] add ran 1000
+// rows of 77, a vector loop of 64 plus a scalar tail of 13 per row).
+BOOST_AUTO_TEST_CASE(elementwise_over_contiguous_data_is_one_flat_loop) {
+  NodePtr x = random_input(DType::Float32, {1000, 77});
+  for (const NodePtr& p : {ops::add(x, ops::scalar(1.0, DType::Float32)), ops::exp(ops::mul(x, x))}) {
+    Plan plan = schedule(capture_trace({p}).trace, fusion_policy("default"));
+    BOOST_TEST_REQUIRE(plan.kernels.size() == 1u);
+    BOOST_TEST(plan.kernels[0].domain == (Shape{77000}));
+    BOOST_TEST(check_against_reference({p}) == 1u);
+  }
+  // A transpose still needs both coordinates: not flattened into a div/mod per element.
+  NodePtr t = ops::add(ops::transpose(x, 0, 1), ops::scalar(1.0, DType::Float32));
+  Plan plan = schedule(capture_trace({t}).trace, fusion_policy("default"));
+  BOOST_TEST(plan.kernels[0].domain.size() == 2u);
+}
+
+// Split-reduction entries are compiled only where launch_kernel can use them.
+BOOST_AUTO_TEST_CASE(only_reductions_over_long_rows_carry_split_entries) {
+  auto sum_kernel = [](const Shape& shape) {
+    NodePtr x = random_input(DType::Float32, shape);
+    Plan plan = schedule(capture_trace({ops::sum(x, {-1})}).trace, fusion_policy("default"));
+    BOOST_TEST_REQUIRE(plan.kernels.size() == 1u);
+    return plan.kernels[0];
+  };
+  Kernel short_rows = sum_kernel({2, 1000}), long_rows = sum_kernel({2, 1 << 17});
+  BOOST_TEST(!cpu::kernel_splits_reduction(short_rows));
+  BOOST_TEST(cpu::kernel_splits_reduction(long_rows));
+  BOOST_TEST(!cpu::load_kernel_entry(cpu::compile_kernel_object(short_rows)).part);
+  BOOST_TEST(cpu::load_kernel_entry(cpu::compile_kernel_object(long_rows)).part != nullptr);
+}
+
 // ---- contiguous slices of data are inputs (trace/capture.cpp; the hash side is in test_lazy) ----
 
 static std::vector<float> iota_values(int n) {
