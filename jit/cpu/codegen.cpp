@@ -78,8 +78,9 @@ class Codegen {
   void collect_row_deps(int32_t id, std::vector<char>& seen);
 
   // Stashes (Rows kernels): an expensive element value that phase `from`
-  // computes and phase `to` recomputes for a store into `buffer` at `offset`
-  // is stored there in `from` and reloaded in `to` (see plan_stashes).
+  // computes first and later phases up to `to` (which stores into `buffer`
+  // at `offset`) would recompute is stored there in `from` and reloaded in
+  // the phases after it (see plan_stashes).
   struct Stash {
     int32_t value, buffer, offset, from, to;
   };
@@ -275,7 +276,10 @@ bool Codegen::is_row_major_offset(int32_t id) const {
 // phase reloads it. The row stays in cache between the phases (bounded below),
 // so the extra traffic is an L1/L2 store and load, far cheaper than the
 // recomputation. Only values worth it are stashed: ones whose element-level
-// DAG holds a transcendental or several divides.
+// DAG holds a transcendental or several divides. The first phase that
+// computes the value stashes it and every later phase reloads it: a
+// layer_norm of gelu(x) computes erf once per element, not three times
+// (and compiles one copy of it instead of three).
 std::vector<Codegen::Stash> Codegen::plan_stashes() const {
   std::vector<Stash> out;
   if (k_.kind != KernelKind::Rows || k_.num_phases < 2 || k_.inner_size() == 0) return out;
@@ -315,19 +319,22 @@ std::vector<Codegen::Stash> Codegen::plan_stashes() const {
     if (!is_row_major_offset(s.inputs[0])) continue;
     std::vector<char> need(n, 0);
     elem_deps(s.inputs[1], need);
-    int best = -1, best_cost = kMinCost - 1, from = -1;
+    int best = -1, best_saved = 0, from = -1;
     for (size_t x = 0; x < n; ++x) {
       const KOp& o = k_.ops[x];
       if (!need[x] || o.dtype != s.dtype || o.code == KOpCode::Load) continue;
-      int p = s.phase - 1;
-      while (p >= 0 && !in_phase[p][x]) --p;
-      if (p < 0) continue;
+      int p = 0;  // the first phase that evaluates it: every later one reloads it
+      while (p < s.phase && !in_phase[p][x]) ++p;
+      if (p == s.phase) continue;
       std::vector<char> sub(n, 0);
       elem_deps(static_cast<int32_t>(x), sub);
       int cost = 0;
       for (size_t y = 0; y < n; ++y)
         if (sub[y]) cost += op_cost(k_.ops[y]);
-      if (cost > best_cost) best = static_cast<int>(x), best_cost = cost, from = p;
+      // What reloading saves: one evaluation in each later phase that needs it.
+      int saved = cost;
+      for (int q = p + 1; q < s.phase; ++q) saved += in_phase[q][x] ? cost : 0;
+      if (cost >= kMinCost && saved > best_saved) best = static_cast<int>(x), best_saved = saved, from = p;
     }
     if (best >= 0) out.push_back({best, static_cast<int32_t>(s.imm), s.inputs[0], from, s.phase});
   }
@@ -826,7 +833,7 @@ void Codegen::gen_rows(Value* begin, Value* end) {
     // loop too: their row-level inputs must be emitted before it, or a later
     // phase would reuse a value defined inside this loop's body.
     for (const Stash& st : stashes) {
-      if (st.from != p && st.to != p) continue;
+      if (p < st.from || p > st.to) continue;
       collect_row_deps(st.offset, seen);
       if (st.from == p) collect_row_deps(st.value, seen);
     }
@@ -840,7 +847,7 @@ void Codegen::gen_rows(Value* begin, Value* end) {
       return b_.CreateGEP(mtype(k_.buffers[st.buffer].dtype), bufs_[st.buffer], get(st.offset));
     };
     for (const Stash& st : stashes)
-      if (st.to == p) elem_[st.value] = b_.CreateLoad(vtype(k_.ops[st.value].dtype), stash_slot(st));
+      if (p > st.from && p <= st.to) elem_[st.value] = b_.CreateLoad(vtype(k_.ops[st.value].dtype), stash_slot(st));
     for (int32_t id : reduces) update_acc(id, get(k_.ops[id].inputs[0]), l.iv);
     for (int32_t id : roots) {
       const KOp& o = k_.ops[id];

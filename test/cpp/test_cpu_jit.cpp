@@ -231,6 +231,27 @@ BOOST_AUTO_TEST_CASE(values_stashed_between_row_phases_match_reference) {
   }
 }
 
+// A value several phases need is stashed by the first phase that computes it
+// and reloaded by every later one: layer_norm(gelu(x)) evaluates erf in its
+// mean phase only (it did in the mean and the variance phases). Counted in
+// the kernel's IR before optimisation (vectorisation copies bodies): erf's
+// float32 polynomial has a coefficient nothing else uses.
+BOOST_AUTO_TEST_CASE(a_value_every_phase_needs_is_computed_once_per_element) {
+  const std::string kErfCoefficient = "0xBDF2BBE160000000";  // -2.72614225801306e-10 as float
+  for (Shape s : {Shape{6, 77}, Shape{3, 1000}}) {
+    NodePtr x = random_input(DType::Float32, s, -3, 3, 111);
+    NodePtr y = ops::layer_norm(ops::gelu(x), {s.back()}, nullptr, nullptr);
+    BOOST_TEST(check_against_reference({y}) == 1u);
+    Plan plan = schedule(capture_trace({y}).trace, fusion_policy("default"));
+    BOOST_TEST_REQUIRE(plan.kernels.size() == 1u);
+    BOOST_TEST(plan.kernels[0].num_phases == 3);
+    std::string ir = cpu::kernel_llvm_ir(plan.kernels[0], /*optimized=*/false);
+    size_t sites = 0;
+    for (size_t at = ir.find(kErfCoefficient); at != std::string::npos; at = ir.find(kErfCoefficient, at + 1)) ++sites;
+    BOOST_TEST(sites == 1u, "erf's polynomial appears " << sites << " times");
+  }
+}
+
 BOOST_AUTO_TEST_CASE(every_fusion_policy_computes_the_same_values) {
   NodePtr x = random_input(DType::Float32, {9, 33}, -4, 4, 81);
   NodePtr w = random_input(DType::Float32, {33}, -1, 1, 82);
