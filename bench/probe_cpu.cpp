@@ -30,11 +30,12 @@ static double tcpu() {
 // "compile_tiny": one kernel of one add, for the fixed cost of a compile.
 static int compile_probe(int repeat, bool tiny) {
   using namespace lt;
+  // As bench_cpu's compile section: y pending, so the randn kernel is one of them.
   Tensor y = randn({1000, 77}, 10);
-  lt::sync(y);
+  if (tiny) lt::sync(y);
   Tensor r = tiny ? y + 1.0 : layer_norm(gelu(y) * 2.0 + 1.0, {77}) + softmax(y, 0);
-  NodePtr root = r.node();
-  CapturedTrace ct = capture_trace({&root, 1});
+  NodePtr roots[] = {r.node(), y.node()};
+  CapturedTrace ct = capture_trace({roots, tiny ? size_t{1} : size_t{2}});
   Plan plan = schedule(ct.trace, fusion_policy("default"));
   std::vector<double> all;
   for (const Kernel& k : plan.kernels) {
@@ -118,6 +119,17 @@ int main(int argc, char** argv) {
       y = softmax(s, -1);
     } else if (w == "layer_norm") {
       y = layer_norm(l, {1024}, wt, b);
+    } else if (w == "gelu_1m") {  // not streaming: 1M + 3 elements
+      static Tensor x1 = [] { Tensor t = randn({(1 << 20) + 3}, 8); lt::sync(t); return t; }();
+      y = gelu(x1 * 1.5 + 0.25) * sigmoid(x1) + 0.5 * x1;
+    } else if (w == "randn_77k") {
+      y = randn({1001, 77}, 12);
+    } else if (w == "layer_norm_77") {  // short rows: 2^17 rows of 77
+      static Tensor l77 = [] { Tensor t = randn({1 << 17, 77}, 6); lt::sync(t); return t; }();
+      y = layer_norm(l77, {77});
+    } else if (w == "softmax_77") {
+      static Tensor s77 = [] { Tensor t = randn({1 << 17, 77}, 7); lt::sync(t); return t; }();
+      y = softmax(s77, -1);
     }
     lt::sync(y);
     double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();

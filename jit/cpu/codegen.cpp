@@ -716,6 +716,31 @@ constexpr int64_t kStreamingStoreBytes = int64_t{24} << 20;
 constexpr int kTranscendentalInterleave = 4;
 constexpr int64_t kInterleaveMinElements = int64_t{1} << 16;
 
+}  // namespace
+
+// See jit.h. A recomputed element writes what it wrote before only when no
+// buffer the kernel stores into is also read, and every store is a plain
+// Store; large outputs take the streaming-store loops instead (their main
+// loop must start on a cache line).
+bool kernel_overlaps_tail(const Kernel& k) {
+  if (k.kind != KernelKind::Elementwise || k.serial || k.domain.size() != 1 || k.domain[0] < kTailBlock) return false;
+  std::vector<char> loaded(k.buffers.size(), 0), stored(k.buffers.size(), 0);
+  int64_t bytes = 0;
+  for (const KOp& o : k.ops) {
+    if (o.code == KOpCode::AccumStore) return false;
+    if (o.code == KOpCode::Load && o.imm >= 0) loaded[o.imm] = 1;
+    if (o.code == KOpCode::Store) {
+      stored[o.imm] = 1;
+      bytes += k.domain[0] * static_cast<int64_t>(dtype_size(k.buffers[o.imm].dtype));
+    }
+  }
+  for (size_t b = 0; b < loaded.size(); ++b)
+    if (loaded[b] && stored[b]) return false;
+  return bytes < kStreamingStoreBytes;
+}
+
+namespace {
+
 // Whether this Elementwise kernel gets streaming stores (see the file header):
 // x86 host, plain stores only, each at the domain's row-major index, of 4- or
 // 8-byte elements (so a linear index that is a multiple of 16 is 64-byte
@@ -767,7 +792,34 @@ void Codegen::gen_elementwise(Value* begin, Value* end) {
   Value* i0 = b_.CreateSub(pos, row_start);
   Value* i1 = b_.CreateBinaryIntrinsic(llvm::Intrinsic::smin, i64(inner), b_.CreateAdd(i0, b_.CreateSub(end, pos)));
   if (r > 1) set_coords_from(row, 0, r - 1);
-  if (!streaming) {
+  if (!streaming && kernel_overlaps_tail(k_)) {
+    // Blocks of kTailBlock elements, the last one ending at i1 and
+    // overlapping the one before it: each block's loop has a constant trip
+    // count, so the vectoriser adds no scalar remainder loop (a scalar copy of
+    // the whole body: for randn, of its log and cos). Recomputed elements
+    // write the values they wrote before (kernel_overlaps_tail). A range
+    // shorter than a block reaches back before `begin` (never before 0: the
+    // domain holds at least one block); launch_kernel hands out ranges of
+    // whole blocks, so no two threads store the same element.
+    Value* last = b_.CreateBinaryIntrinsic(llvm::Intrinsic::smax, b_.CreateSub(i1, i64(kTailBlock)), i64(0));
+    llvm::BasicBlock* bpre = b_.GetInsertBlock();
+    llvm::BasicBlock* bhead = llvm::BasicBlock::Create(ctx_, "block.head", fn_);
+    llvm::BasicBlock* bbody = llvm::BasicBlock::Create(ctx_, "block.body", fn_);
+    llvm::BasicBlock* bexit = llvm::BasicBlock::Create(ctx_, "block.exit", fn_);
+    b_.CreateBr(bhead);
+    b_.SetInsertPoint(bhead);
+    llvm::PHINode* at = b_.CreatePHI(b_.getInt64Ty(), 2, "block");
+    at->addIncoming(i0, bpre);
+    b_.CreateCondBr(b_.CreateICmpSLT(at, i1), bbody, bexit);
+    b_.SetInsertPoint(bbody);
+    Value* start = b_.CreateBinaryIntrinsic(llvm::Intrinsic::smin, at, last);
+    Loop l = begin_loop(i64(0), i64(kTailBlock), "i");  // a constant trip count, whatever SCEV knows of `start`
+    gen_elements(b_.CreateAdd(start, l.iv, "", /*HasNUW=*/true, /*HasNSW=*/true));
+    end_loop(l, interleave);
+    at->addIncoming(b_.CreateAdd(at, i64(kTailBlock)), b_.GetInsertBlock());
+    b_.CreateBr(bhead);
+    b_.SetInsertPoint(bexit);
+  } else if (!streaming) {
     Loop l = begin_loop(i0, i1, "i");
     gen_elements(l.iv);
     end_loop(l, interleave);

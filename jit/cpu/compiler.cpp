@@ -531,6 +531,13 @@ void launch_kernel(const Kernel& kernel, const KernelEntry& entry, void* const* 
   }
   if (kernel.serial || range * per_item < kSerialWork || range == 1) {
     entry.fn(&args, 0, range);
+  } else if (kernel_overlaps_tail(kernel)) {
+    // Whole blocks per range, the remainder with the last block (see jit.h).
+    int64_t blocks = range / kTailBlock;
+    tbb::parallel_for(tbb::blocked_range<int64_t>(0, blocks, std::max<int64_t>(1, kGrainWork / kTailBlock)),
+                      [&](const tbb::blocked_range<int64_t>& r) {
+                        entry.fn(&args, r.begin() * kTailBlock, r.end() == blocks ? range : r.end() * kTailBlock);
+                      });
   } else {
     int64_t grain = std::max<int64_t>(1, kGrainWork / per_item);
     tbb::parallel_for(tbb::blocked_range<int64_t>(0, range, grain),

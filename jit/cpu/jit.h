@@ -65,6 +65,16 @@ struct KernelEntry {
 /// Whether the kernel's object carries the split-reduction entries.
 bool kernel_splits_reduction(const Kernel& kernel);
 
+/// Overlapped tails: a flat Elementwise kernel of at least kTailBlock
+/// elements that stores only into buffers it does not read (and is not big
+/// enough for streaming stores) runs its range in blocks of kTailBlock, the
+/// last block ending at the range's end and overlapping the one before, so
+/// its vector loop needs no scalar remainder (docs/cpu-jit.md, "Compile
+/// time"). launch_kernel gives such a kernel ranges of whole blocks (the last
+/// range also takes the remainder), so no two threads store one element.
+constexpr int64_t kTailBlock = 256;
+bool kernel_overlaps_tail(const Kernel& kernel);
+
 struct ObjectCode {
   std::string symbol;  ///< entry symbol inside the object
   std::string bytes;   ///< ELF relocatable object

@@ -252,6 +252,38 @@ BOOST_AUTO_TEST_CASE(a_value_every_phase_needs_is_computed_once_per_element) {
   }
 }
 
+// Flat elementwise kernels run blocks of cpu::kTailBlock elements, the last
+// block of a range overlapping the one before (no scalar remainder loop);
+// launch_kernel gives them ranges of whole blocks. Sizes around the block,
+// serial and parallel launches, integers (bit-exact) and floats, a random op
+// (recomputed elements must draw the same numbers), and the kernels that must
+// not take the path.
+BOOST_AUTO_TEST_CASE(overlapped_tail_blocks_match_reference) {
+  const int64_t b = cpu::kTailBlock;
+  for (int64_t n : {b, b + 1, 2 * b - 1, 1000 + b, (int64_t{1} << 16) + 17, (int64_t{1} << 20) + 3}) {
+    NodePtr f = random_input(DType::Float32, {n}, -3, 3, 121);
+    NodePtr i = random_input(DType::Int32, {n}, -1000, 1000, 122);
+    NodePtr y = ops::add(ops::mul(ops::gelu(f), ops::scalar(2.0, DType::Float32)), ops::exp(ops::neg(f)));
+    NodePtr z = ops::add(ops::mul(i, i), ops::scalar(7, DType::Int32));
+    check_against_reference({y});
+    check_against_reference({z});
+    check_against_reference({ops::add(ops::rand({n}, 5, 0), f)});
+    Plan plan = schedule(capture_trace({z}).trace, fusion_policy("default"));
+    BOOST_TEST_REQUIRE(plan.kernels.size() == 1u);
+    BOOST_TEST(cpu::kernel_overlaps_tail(plan.kernels[0]));
+  }
+  auto overlaps = [](const NodePtr& p) {
+    Plan plan = schedule(capture_trace({p}).trace, fusion_policy("default"));
+    return plan.kernels.size() == 1u && cpu::kernel_overlaps_tail(plan.kernels[0]);
+  };
+  NodePtr small = random_input(DType::Float32, {b - 1}, -3, 3, 123);
+  BOOST_TEST(!overlaps(ops::exp(small)));  // shorter than a block: the plain loop
+  NodePtr big = random_input(DType::Float32, {int64_t{7} << 20}, -3, 3, 124);
+  BOOST_TEST(!overlaps(ops::exp(big)));  // 28 MiB out: streaming stores
+  NodePtr m = random_input(DType::Float32, {40, 30}, -3, 3, 125);
+  BOOST_TEST(!overlaps(ops::exp(ops::transpose(m, 0, 1))));  // not a flat domain
+}
+
 BOOST_AUTO_TEST_CASE(every_fusion_policy_computes_the_same_values) {
   NodePtr x = random_input(DType::Float32, {9, 33}, -4, 4, 81);
   NodePtr w = random_input(DType::Float32, {33}, -1, 1, 82);
