@@ -124,6 +124,9 @@ int main(int argc, char** argv) {
       y = gelu(x1 * 1.5 + 0.25) * sigmoid(x1) + 0.5 * x1;
     } else if (w == "randn_77k") {
       y = randn({1001, 77}, 12);
+    } else if (w == "sin_4m") {  // not streaming (16 MiB out)
+      static Tensor x4 = [] { Tensor t = randn({4 << 20}, 9); lt::sync(t); return t; }();
+      y = sin(x4 * 3.0);
     } else if (w == "layer_norm_77") {  // short rows: 2^17 rows of 77
       static Tensor l77 = [] { Tensor t = randn({1 << 17, 77}, 6); lt::sync(t); return t; }();
       y = layer_norm(l77, {77});

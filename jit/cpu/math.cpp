@@ -20,6 +20,7 @@
 // Measured maximum relative errors against the double reference are listed in
 // docs/cpu-jit.md and enforced by test/cpp/test_cpu_math.cpp.
 #include <cmath>
+#include <utility>
 
 #include "jit/cpu/codegen.h"
 #include "llvm/IR/Intrinsics.h"
@@ -192,13 +193,26 @@ struct Math {
   }
 
   // sin (cos_shift 0) or cos (cos_shift 1) in double.
-  Value* sincos(Value* x, int cos_shift) {
+  // Argument reduction: n = round(x / (pi/2)) and r = x - n pi/2 in this
+  // type's precision (two-part pi/2).
+  std::pair<Value*, Value*> reduce_half_pi(Value* x, int cos_shift) {
     Value* n = un(llvm::Intrinsic::roundeven, b.CreateFMul(x, c(0.63661977236758134)));
     Value* r = fma(b.CreateFNeg(n), c(1.5707963267948966), x);
     r = fma(b.CreateFNeg(n), c(6.123233995736766e-17), r);
     // n == 0: r is x itself. The FMAs above turn x = -0 into +0 (+0 + -0),
     // and sin(-0) must be -0 (IEEE, libm, torch).
     if (cos_shift == 0) r = b.CreateSelect(b.CreateFCmpOEQ(n, c(0.0)), x, r);
+    return {n, r};
+  }
+
+  Value* sincos(Value* x, int cos_shift) {
+    auto [n, r] = reduce_half_pi(x, cos_shift);
+    return sincos_poly(r, b.CreateIntrinsic(llvm::Intrinsic::fptosi_sat, {int_type(), t}, {n}), cos_shift);
+  }
+
+  // sin or cos of x = r + n pi/2 (|r| <= pi/4, `quadrant` = n as this type's
+  // integer), from the sin and cos polynomials of r in this type.
+  Value* sincos_poly(Value* r, Value* quadrant, int cos_shift) {
     Value* z = b.CreateFMul(r, r);
     std::vector<double> ks, kc;
     double f = 1;
@@ -213,8 +227,7 @@ struct Math {
     ks.resize(sn), kc.resize(cn);
     Value* s = b.CreateFMul(r, poly(z, ks));
     Value* co = poly(z, kc);
-    llvm::Type* it = int_type();
-    Value* q = b.CreateAnd(b.CreateAdd(b.CreateIntrinsic(llvm::Intrinsic::fptosi_sat, {it, t}, {n}), ic(cos_shift)), ic(3));
+    Value* q = b.CreateAnd(b.CreateAdd(quadrant, ic(cos_shift)), ic(3));
     Value* y = b.CreateSelect(b.CreateICmpEQ(b.CreateAnd(q, ic(1)), ic(0)), s, co);
     return b.CreateSelect(b.CreateICmpUGE(q, ic(2)), b.CreateFNeg(y), y);
   }
@@ -240,9 +253,13 @@ Value* emit_transcendental(llvm::IRBuilder<>& b, Op op, Value* x) {
       if (m.f64) return m.sincos(x, shift);
       llvm::Type* dt = b.getDoubleTy();
       if (auto* vt = llvm::dyn_cast<llvm::VectorType>(t)) dt = llvm::VectorType::get(dt, vt->getElementCount());
-      Math mq{b, dt, b.getDoubleTy(), true};  // float32 runs the double algorithm
-      Value* xd = b.CreateFPExt(x, dt);
-      return b.CreateFPTrunc(mq.sincos(xd, shift), t);
+      // float32: the argument is reduced in double (as accurate as the
+      // float64 algorithm for any |x|), the polynomials run in float32 on
+      // twice the lanes (session 6: the whole algorithm ran in double).
+      Math mq{b, dt, b.getDoubleTy(), true};
+      auto [n, r] = mq.reduce_half_pi(b.CreateFPExt(x, dt), shift);
+      return m.sincos_poly(b.CreateFPTrunc(r, t), b.CreateIntrinsic(llvm::Intrinsic::fptosi_sat, {m.int_type(), dt}, {n}),
+                           shift);
     }
     default: return nullptr;
   }
