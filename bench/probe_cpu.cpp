@@ -130,6 +130,9 @@ int main(int argc, char** argv) {
     } else if (w == "layer_norm_77") {  // short rows: 2^17 rows of 77
       static Tensor l77 = [] { Tensor t = randn({1 << 17, 77}, 6); lt::sync(t); return t; }();
       y = layer_norm(l77, {77});
+    } else if (w == "ln_gelu_77") {
+      static Tensor g77 = [] { Tensor t = randn({1 << 17, 77}, 10); lt::sync(t); return t; }();
+      y = layer_norm(gelu(g77), {77});
     } else if (w == "softmax_77") {
       static Tensor s77 = [] { Tensor t = randn({1 << 17, 77}, 7); lt::sync(t); return t; }();
       y = softmax(s77, -1);

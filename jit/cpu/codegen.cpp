@@ -714,6 +714,8 @@ constexpr int64_t kStreamingStoreBytes = int64_t{24} << 20;
 // Interleaved copies of a large body cost compile time (~+25% emit time for
 // gelu_expr); only kernels big enough to run on several threads get them.
 constexpr int kTranscendentalInterleave = 4;
+// Rows shorter than this keep one vector accumulator per reduction (gen_rows).
+constexpr int64_t kShortRow = 256;
 constexpr int64_t kInterleaveMinElements = int64_t{1} << 16;
 
 }  // namespace
@@ -914,7 +916,12 @@ void Codegen::gen_rows(Value* begin, Value* end) {
     for (int32_t id : roots) get(id);
     for (const Stash& st : stashes)
       if (st.from == p) b_.CreateStore(get(st.value), stash_slot(st));
-    end_loop(l, reduces.empty() ? 0 : 4);
+    // Reductions get 4 vector accumulators (latency of the adds), except in
+    // short rows: 77 elements run 4 iterations of 4 x 4 lanes and a scalar
+    // tail of 13, for 4 copies of the body to compile (erf's, in
+    // layer_norm(gelu(x))); one accumulator runs 19 iterations.
+    int reduce_interleave = inner < kShortRow ? 1 : 4;
+    end_loop(l, reduces.empty() ? 0 : reduce_interleave);
     for (int32_t id : reduces) row_[id] = finish_acc(id);
   }
   for (size_t id = 0; id < k_.ops.size(); ++id) {
