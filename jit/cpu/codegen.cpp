@@ -92,8 +92,9 @@ class Codegen {
   struct Loop {
     llvm::BasicBlock *header, *body, *exit;
     llvm::PHINode* iv;
+    int64_t step;
   };
-  Loop begin_loop(Value* start, Value* end, const char* name);
+  Loop begin_loop(Value* start, Value* end, const char* name, int64_t step = 1);
   // interleave > 0 forces that interleave count; < 0 keeps the loop scalar.
   void end_loop(Loop& l, int interleave = 0);
   // Emits the element DAG's effects for inner coordinate iv.
@@ -150,8 +151,9 @@ Value* Codegen::intrinsic(llvm::Intrinsic::ID id, Value* a, Value* c) {
   return b_.CreateUnaryIntrinsic(id, a);
 }
 
-Codegen::Loop Codegen::begin_loop(Value* start, Value* end, const char* name) {
+Codegen::Loop Codegen::begin_loop(Value* start, Value* end, const char* name, int64_t step) {
   Loop l;
+  l.step = step;
   llvm::BasicBlock* pre = b_.GetInsertBlock();
   l.header = llvm::BasicBlock::Create(ctx_, std::string(name) + ".head", fn_);
   l.body = llvm::BasicBlock::Create(ctx_, std::string(name) + ".body", fn_);
@@ -166,7 +168,7 @@ Codegen::Loop Codegen::begin_loop(Value* start, Value* end, const char* name) {
 }
 
 void Codegen::end_loop(Loop& l, int interleave) {
-  Value* next = b_.CreateAdd(l.iv, i64(1), "", true, true);
+  Value* next = b_.CreateAdd(l.iv, i64(l.step), "", true, true);
   l.iv->addIncoming(next, b_.GetInsertBlock());
   llvm::BranchInst* br = b_.CreateBr(l.header);
   if (interleave != 0) {
@@ -804,23 +806,12 @@ void Codegen::gen_elementwise(Value* begin, Value* end) {
     // domain holds at least one block); launch_kernel hands out ranges of
     // whole blocks, so no two threads store the same element.
     Value* last = b_.CreateBinaryIntrinsic(llvm::Intrinsic::smax, b_.CreateSub(i1, i64(kTailBlock)), i64(0));
-    llvm::BasicBlock* bpre = b_.GetInsertBlock();
-    llvm::BasicBlock* bhead = llvm::BasicBlock::Create(ctx_, "block.head", fn_);
-    llvm::BasicBlock* bbody = llvm::BasicBlock::Create(ctx_, "block.body", fn_);
-    llvm::BasicBlock* bexit = llvm::BasicBlock::Create(ctx_, "block.exit", fn_);
-    b_.CreateBr(bhead);
-    b_.SetInsertPoint(bhead);
-    llvm::PHINode* at = b_.CreatePHI(b_.getInt64Ty(), 2, "block");
-    at->addIncoming(i0, bpre);
-    b_.CreateCondBr(b_.CreateICmpSLT(at, i1), bbody, bexit);
-    b_.SetInsertPoint(bbody);
-    Value* start = b_.CreateBinaryIntrinsic(llvm::Intrinsic::smin, at, last);
+    Loop blocks = begin_loop(i0, i1, "block", kTailBlock);
+    Value* start = b_.CreateBinaryIntrinsic(llvm::Intrinsic::smin, blocks.iv, last);
     Loop l = begin_loop(i64(0), i64(kTailBlock), "i");  // a constant trip count, whatever SCEV knows of `start`
     gen_elements(b_.CreateAdd(start, l.iv, "", /*HasNUW=*/true, /*HasNSW=*/true));
     end_loop(l, interleave);
-    at->addIncoming(b_.CreateAdd(at, i64(kTailBlock)), b_.GetInsertBlock());
-    b_.CreateBr(bhead);
-    b_.SetInsertPoint(bexit);
+    end_loop(blocks);
   } else if (!streaming) {
     Loop l = begin_loop(i0, i1, "i");
     gen_elements(l.iv);
