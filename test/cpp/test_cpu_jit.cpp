@@ -144,34 +144,27 @@ BOOST_AUTO_TEST_CASE(out_of_range_indices_raise_at_sync_with_pytorchs_error_kind
   // gather and scatter_add raise RuntimeError in PyTorch (ErrorKind::Runtime),
   // index_select IndexError (ErrorKind::Index): the kind rides in the node's
   // attrs into the kernel's error slot.
+  // Runs `root` (`what`) on the cpu backend; it must raise `kind` with every needle in its message.
+  auto expect_error = [](const char* what, const NodePtr& root, ErrorKind kind,
+                         std::initializer_list<const char*> needles) {
+    CapturedTrace t = capture_trace({root});
+    try {
+      run_cpu(t.trace);
+      BOOST_FAIL(what << " did not raise");
+    } catch (const lt::Error& e) {
+      BOOST_CHECK(e.kind() == kind);
+      std::string m = e.what();
+      for (const char* n : needles) BOOST_CHECK_MESSAGE(m.find(n) != std::string::npos, m);
+    }
+  };
   NodePtr x = random_input(DType::Float32, {5, 6}, -5, 5, 41);
   NodePtr bad = input(DType::Int64, {5, 1}, {0, 1, 6, 2, 3});
-  CapturedTrace g = capture_trace({ops::gather(x, 1, bad)});
-  try {
-    run_cpu(g.trace);
-    BOOST_FAIL("gather with index 6 did not raise");
-  } catch (const lt::Error& e) {
-    BOOST_CHECK(e.kind() == ErrorKind::Runtime);
-    std::string m = e.what();
-    BOOST_CHECK_MESSAGE(m.find("gather") != std::string::npos && m.find("6") != std::string::npos, m);
-  }
+  expect_error("gather with index 6", ops::gather(x, 1, bad), ErrorKind::Runtime, {"gather", "6"});
   NodePtr neg = input(DType::Int64, {1, 6}, {0, 1, -1, 2, 3, 4});
-  CapturedTrace s = capture_trace({ops::scatter_add(x, 0, neg, random_input(DType::Float32, {1, 6}))});
-  try {
-    run_cpu(s.trace);
-    BOOST_FAIL("scatter_add with index -1 did not raise");
-  } catch (const lt::Error& e) {
-    BOOST_CHECK(e.kind() == ErrorKind::Runtime);
-    BOOST_CHECK_MESSAGE(std::string(e.what()).find("scatter_add") != std::string::npos, e.what());
-  }
-  CapturedTrace sel = capture_trace({ops::exp(ops::index_select(x, 0, input(DType::Int64, {2}, {1, 5})))});
-  try {
-    run_cpu(sel.trace);
-    BOOST_FAIL("index_select with index 5 did not raise");
-  } catch (const lt::Error& e) {
-    BOOST_CHECK(e.kind() == ErrorKind::Index);
-    BOOST_CHECK_MESSAGE(std::string(e.what()).find("5") != std::string::npos, e.what());
-  }
+  expect_error("scatter_add with index -1", ops::scatter_add(x, 0, neg, random_input(DType::Float32, {1, 6})),
+               ErrorKind::Runtime, {"scatter_add"});
+  expect_error("index_select with index 5", ops::exp(ops::index_select(x, 0, input(DType::Int64, {2}, {1, 5}))),
+               ErrorKind::Index, {"5"});
 }
 
 BOOST_AUTO_TEST_CASE(matmul_matches_reference) {
