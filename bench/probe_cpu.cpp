@@ -33,12 +33,19 @@ static int compile_probe(int repeat, bool tiny) {
   // As bench_cpu's compile section: y pending, so the randn kernel is one of them.
   Tensor y = randn({1000, 77}, 10);
   if (tiny) lt::sync(y);
-  Tensor r = tiny ? y + 1.0 : layer_norm(gelu(y) * 2.0 + 1.0, {77}) + softmax(y, 0);
+  // LT_PROBE_TINY=exp|log|cos|erf: that op instead of the add (its compile cost over the add's).
+  std::string op = std::getenv("LT_PROBE_TINY") ? std::getenv("LT_PROBE_TINY") : "";
+  Tensor t1 = op == "exp" ? exp(y) : op == "log" ? log(y) : op == "cos" ? cos(y) : op == "erf" ? erf(y) : y + 1.0;
+  Tensor r = tiny ? t1 : layer_norm(gelu(y) * 2.0 + 1.0, {77}) + softmax(y, 0);
   NodePtr roots[] = {r.node(), y.node()};
   CapturedTrace ct = capture_trace({roots, tiny ? size_t{1} : size_t{2}});
   Plan plan = schedule(ct.trace, fusion_policy("default"));
   std::vector<double> all;
+  const char* only = std::getenv("LT_PROBE_ONLY");  // a kernel name prefix: compile just those
   for (const Kernel& k : plan.kernels) {
+    if (only && k.name.rfind(only, 0) != 0) continue;
+    if (const char* ir = std::getenv("LT_PROBE_IR"))  // "0": the generated LLVM IR, "1": optimised
+      std::printf("%s\n", cpu::kernel_llvm_ir(k, std::string(ir) == "1").c_str());
     std::vector<double> t;
     cpu::CompileTimes ct2;
     for (int i = 0; i < repeat; ++i) {

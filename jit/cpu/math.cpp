@@ -12,8 +12,9 @@
 //   log1p  u = 1 + x; log(u) * x / (u - 1) (Goldberg's correction)
 //   tanh   -t / (t + 2), t = expm1(-2|x|), sign restored
 //   sin/cos  n = round(x 2/pi), r = x - n pi/2 (two-part pi/2 with FMA),
-//          Taylor sin/cos on |r| <= pi/4, quadrant by n mod 4. float32 runs in
-//          double. Accurate for |x| < 1e9.
+//          Taylor sin/cos on |r| <= pi/4, quadrant by n mod 4 (the low bits
+//          of n + 1.5 * 2^52). float32: reduced in double, polynomials in
+//          float32. Accurate for |x| < 1e9.
 //   erf    float32: rational x P(x^2)/Q(x^2) on [-4, 4] (one division).
 //          float64: |x| < 2.5: (2/sqrt(pi)) x e^{-x^2} sum (2x^2)^k / (2k+1)!! (all terms
 //          positive: no cancellation); |x| >= 2.5: 1 - erfc by continued fraction.
@@ -59,6 +60,23 @@ struct Math {
     for (size_t i = coeffs.size() - 1; i-- > 0;) p = fma(p, x, c(coeffs[i]));
     return p;
   }
+  // The integer n of an integral-valued x (from roundeven), as int_type
+  // (`low32`: i32 whatever the type), for |x| < 2^22 (float) or 2^51
+  // (double): x + 1.5 * 2^mbits has ulp 1, so its low bits are n in two's
+  // complement. fptosi on vectors of double has no AVX2 instruction (LLVM
+  // scalarises it: 4-8 conversions, compares and inserts per vector, and
+  // fptosi.sat more); this is one add and a bitcast.
+  Value* int_of_integral(Value* x, bool low32 = false) {
+    int mbits = f64 ? 52 : 23;
+    double magic = std::ldexp(1.5, mbits);
+    Value* bits = b.CreateBitCast(b.CreateFAdd(x, c(magic)), int_type());
+    Value* n = b.CreateSub(bits, ic(f64 ? int64_t{0x4338000000000000} : int64_t{0x4B400000}));
+    if (!low32 || !f64) return n;
+    llvm::Type* i32 = b.getInt32Ty();
+    if (auto* vt = llvm::dyn_cast<llvm::VectorType>(t)) i32 = llvm::VectorType::get(i32, vt->getElementCount());
+    return b.CreateTrunc(n, i32);
+  }
+
   // 2^n for an integer n (of int_type) inside the normal exponent range.
   Value* pow2i(Value* ni) {
     int mbits = f64 ? 52 : 23, bias = f64 ? 1023 : 127;
@@ -92,7 +110,8 @@ struct Math {
     // halves stay in the normal exponent range, so subnormal results round
     // once (in the last multiply) and overflow gives inf; integer halving
     // replaces the float floor/subtract/convert of the previous split.
-    Value* ni = b.CreateFPToSI(n, int_type());
+    // |n| <= 1077. float32: vcvttps2dq; double has no vector conversion to i64 on AVX2.
+    Value* ni = f64 ? int_of_integral(n) : b.CreateFPToSI(n, int_type());
     Value* n1 = b.CreateAShr(ni, ic(1));
     Value* n2 = b.CreateSub(ni, n1);
     Value* y = b.CreateFMul(b.CreateFMul(p, pow2i(n1)), pow2i(n2));
@@ -207,7 +226,7 @@ struct Math {
 
   Value* sincos(Value* x, int cos_shift) {
     auto [n, r] = reduce_half_pi(x, cos_shift);
-    return sincos_poly(r, b.CreateIntrinsic(llvm::Intrinsic::fptosi_sat, {int_type(), t}, {n}), cos_shift);
+    return sincos_poly(r, int_of_integral(n), cos_shift);
   }
 
   // sin or cos of x = r + n pi/2 (|r| <= pi/4, `quadrant` = n as this type's
@@ -258,8 +277,7 @@ Value* emit_transcendental(llvm::IRBuilder<>& b, Op op, Value* x) {
       // twice the lanes (session 6: the whole algorithm ran in double).
       Math mq{b, dt, b.getDoubleTy(), true};
       auto [n, r] = mq.reduce_half_pi(b.CreateFPExt(x, dt), shift);
-      return m.sincos_poly(b.CreateFPTrunc(r, t), b.CreateIntrinsic(llvm::Intrinsic::fptosi_sat, {m.int_type(), dt}, {n}),
-                           shift);
+      return m.sincos_poly(b.CreateFPTrunc(r, t), mq.int_of_integral(n, /*low32=*/true), shift);
     }
     default: return nullptr;
   }
