@@ -26,7 +26,9 @@ static double tcpu() {
 }
 
 // Compile-only: the kernels of the bench's compile-time trace, each compiled
-// `repeat` times; prints the median thread CPU ms per kernel.
+// `repeat` times; prints the median thread CPU ms per kernel, at the tier a
+// first sync compiles (quick where the kernel has one, jit/cpu/jit.h;
+// LT_PROBE_TIER=full for the full tier).
 // "compile_tiny": one kernel of one add, for the fixed cost of a compile.
 static int compile_probe(int repeat, bool tiny) {
   using namespace lt;
@@ -41,6 +43,8 @@ static int compile_probe(int repeat, bool tiny) {
   CapturedTrace ct = capture_trace({roots, tiny ? size_t{1} : size_t{2}});
   Plan plan = schedule(ct.trace, fusion_policy("default"));
   std::vector<double> all;
+  const char* tier_env = std::getenv("LT_PROBE_TIER");
+  cpu::Tier tier = tier_env && std::string(tier_env) == "full" ? cpu::Tier::Full : cpu::Tier::Quick;
   const char* only = std::getenv("LT_PROBE_ONLY");  // a kernel name prefix: compile just those
   for (const Kernel& k : plan.kernels) {
     if (only && k.name.rfind(only, 0) != 0) continue;
@@ -50,7 +54,7 @@ static int compile_probe(int repeat, bool tiny) {
     cpu::CompileTimes ct2;
     for (int i = 0; i < repeat; ++i) {
       double c0 = tcpu();
-      cpu::ObjectCode obj = cpu::compile_kernel_object(k, &ct2);
+      cpu::ObjectCode obj = cpu::compile_kernel_object(k, &ct2, tier);
       if (const char* d = std::getenv("LT_PROBE_DUMP")) {
         FILE* f = std::fopen((std::string(d) + "/" + k.name + ".o").c_str(), "wb");
         if (f) std::fwrite(obj.bytes.data(), 1, obj.bytes.size(), f), std::fclose(f);
@@ -59,8 +63,9 @@ static int compile_probe(int repeat, bool tiny) {
     }
     std::sort(t.begin(), t.end());
     all.push_back(t[t.size() / 2]);
-    std::printf("%-32s %7.2f ms cpu (ops %zu; last: ir %.2f opt %.2f emit %.2f ms)\n", k.name.c_str(),
-                t[t.size() / 2], k.ops.size(), ct2.codegen_ms, ct2.optimize_ms, ct2.emit_ms);
+    std::printf("%-32s %7.2f ms cpu (%s tier, ops %zu; last: ir %.2f opt %.2f emit %.2f ms)\n", k.name.c_str(),
+                t[t.size() / 2], tier == cpu::Tier::Quick && cpu::kernel_has_quick_tier(k) ? "quick" : "full",
+                k.ops.size(), ct2.codegen_ms, ct2.optimize_ms, ct2.emit_ms);
   }
   std::sort(all.begin(), all.end());
   std::printf("median per kernel %.2f ms cpu, %zu kernels\n", all[all.size() / 2], all.size());

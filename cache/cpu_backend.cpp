@@ -5,6 +5,8 @@
 
 #include <dlfcn.h>
 
+#include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -30,6 +32,10 @@ Counter trace_cache_misses("trace_cache_misses");
 Counter kernels_compiled("kernels_compiled");
 Counter compile_ms("compile_ms");
 Counter kernels_launched("kernels_launched");
+Counter kernels_promoted("kernels_promoted");  // recompiled at Tier::Full after running at Quick
+Counter promote_ms("promote_ms");
+Counter math_functions_compiled("math_functions_compiled");
+Counter math_compile_ms("math_compile_ms");
 }  // namespace counters
 
 namespace {
@@ -68,9 +74,36 @@ const std::string& jit_build_id() {
   return id;
 }
 
-/// The disk-cache key of one kernel's object: kernel IR, target, JIT build.
-Hash128 kernel_key(const Kernel& k) {
-  return StableHasher().add(k.hash()).add_string(cpu::target_id()).add_string(jit_build_id()).finish();
+/// The disk-cache key of one kernel's object: kernel IR, target, JIT build
+/// (and the tier, for a Quick object).
+Hash128 kernel_key(const Kernel& k, cpu::Tier tier = cpu::Tier::Full) {
+  StableHasher h;
+  h.add(k.hash()).add_string(cpu::target_id()).add_string(jit_build_id());
+  if (tier == cpu::Tier::Quick) h.add_string("tier:quick");
+  return h.finish();
+}
+
+/// Tiers (jit/cpu/jit.h, docs/cpu-jit.md "Tiers"). LT_TIERED=0 compiles every
+/// kernel at Full straight away. A Quick kernel is recompiled at Full, once,
+/// after its launches have taken LT_TIER_UP_MS in all (default 30: about the
+/// time a Full compile costs, so promoting at most doubles what the kernel
+/// has cost so far, and repays itself soon after: Full is 1.2-2x faster on
+/// transcendental-bound kernels).
+bool tiering_enabled() {
+  static const bool on = [] {
+    const char* e = std::getenv("LT_TIERED");
+    return !(e && std::strcmp(e, "0") == 0);
+  }();
+  return on;
+}
+
+int64_t tier_up_ns() {
+  static const int64_t ns = [] {
+    const char* e = std::getenv("LT_TIER_UP_MS");
+    double ms = e && *e ? std::atof(e) : 30.0;
+    return static_cast<int64_t>(std::max(0.0, ms) * 1e6);
+  }();
+  return ns;
 }
 
 /// Test hook: LT_TEST_FAIL_COMPILE=1 (or "all") fails every kernel compile,
@@ -111,9 +144,20 @@ void record_compile_time(double ms) {
   ++compile_log_next;
 }
 
+/// A kernel running at Tier::Quick: its launch time so far, and the Full
+/// entry once compiled (read and published with std::atomic_load/store:
+/// other threads may be launching the same executable).
+struct Promotion {
+  std::atomic<int64_t> run_ns{0};
+  std::atomic<bool> started{false};
+  std::shared_ptr<const cpu::KernelEntry> full;
+};
+
 struct Executable {
   std::shared_ptr<const Plan> plan;
   std::vector<cpu::KernelEntry> fns;
+  std::vector<std::unique_ptr<Promotion>> promotions;  // per kernel; null where it runs at Full
+  std::vector<size_t> first;  // the first kernel with the same key (whose entry and promotion it shares)
 };
 
 class CpuBackend final : public Backend {
@@ -132,7 +176,18 @@ class CpuBackend final : public Backend {
   }
 
  private:
-  cpu::KernelEntry kernel(const Kernel& k, double* compile_ms, int* compiled);
+  /// The kernel's object at `tier`: from memory, from disk, or compiled
+  /// (counted in *compile_ms and *compiled), unless `compile` is false
+  /// (then an empty entry when it is in neither cache).
+  /// A `promotion` compile is counted in kernels_promoted/promote_ms only
+  /// (promote()), not in kernels_compiled, compile_ms or cpu_compile_times_ms().
+  cpu::KernelEntry kernel(const Kernel& k, double* compile_ms, int* compiled, cpu::Tier tier = cpu::Tier::Full,
+                          bool compile = true, bool promotion = false);
+  /// Loads the math functions a Quick object of `k` calls (disk cache, or compiled).
+  void ensure_math_functions(const Kernel& k);
+  /// Recompiles kernel `ki` of `exe` at Full and publishes it; a failure is
+  /// logged and leaves the Quick code running.
+  void promote(const Executable& exe, size_t ki);
   /// Binds buffers and runs the plan's kernels; the outputs in trace order.
   std::vector<BufferPtr> launch(const Executable& exe, const std::vector<BufferPtr>& params,
                                 const std::vector<ScalarValue>& scalars, const Hash128& hash, bool hit, int compiled,
@@ -159,8 +214,9 @@ Hash128 trace_key(const Hash128& trace_hash, const FusionPolicy& policy) {
 
 Hash128 hash_of(const Trace& trace) { return trace.hash == Hash128{} ? hash_trace(trace) : trace.hash; }
 
-cpu::KernelEntry CpuBackend::kernel(const Kernel& k, double* compile_ms, int* compiled) {
-  Hash128 key = kernel_key(k);
+cpu::KernelEntry CpuBackend::kernel(const Kernel& k, double* compile_ms, int* compiled, cpu::Tier tier, bool compile,
+                                    bool promotion) {
+  Hash128 key = kernel_key(k, tier);
   {
     std::lock_guard<std::mutex> lock(mu_);
     auto it = kernels_.find(key);
@@ -171,9 +227,10 @@ cpu::KernelEntry CpuBackend::kernel(const Kernel& k, double* compile_ms, int* co
     }
   }
   std::shared_ptr<KernelCache> disk = kernel_cache();
-  std::string symbol = cpu::kernel_symbol(k);
+  std::string symbol = cpu::kernel_symbol(k, tier);
   if (std::optional<std::string> bytes = disk->load(key)) {
     try {
+      if (tier == cpu::Tier::Quick) ensure_math_functions(k);
       cpu::KernelEntry fn = cpu::load_kernel_entry({symbol, std::move(*bytes)});
       if (debug_level() >= 2) std::fprintf(stderr, "[lt] loaded %s from %s\n", k.name.c_str(), disk->path_for(key).c_str());
       if (debug_level() >= 4) std::fprintf(stderr, "%s\n", cpu::kernel_llvm_ir(k).c_str());
@@ -183,30 +240,84 @@ cpu::KernelEntry CpuBackend::kernel(const Kernel& k, double* compile_ms, int* co
       disk->reject(key, e.what());  // intact on disk but unusable: rebuild it
     }
   }
+  if (!compile) return cpu::KernelEntry();
   auto t0 = Clock::now();
   cpu::CompileTimes times;
   cpu::ObjectCode obj;
   try {
     maybe_inject_compile_fault(k);
-    obj = cpu::compile_kernel_object(k, &times);
+    obj = cpu::compile_kernel_object(k, &times, tier);
   } catch (const std::exception& e) {
     std::string dumped = dump_failed_kernel(k, e.what());
     fail(ErrorKind::Runtime, "cpu jit: failed to compile kernel ", k.name, " (", hash_hex(k.hash()), "): ", e.what(),
          dumped.empty() ? std::string() : cat("\nthe kernel was written to ", dumped));
   }
+  if (tier == cpu::Tier::Quick) ensure_math_functions(k);  // before the load that links against them
   cpu::KernelEntry fn = cpu::load_kernel_entry(obj);
   double ms = ms_between(t0, Clock::now());
-  record_compile_time(ms);
   *compile_ms += ms;
   ++*compiled;
-  counters::kernels_compiled.add();
-  counters::compile_ms.add(static_cast<int64_t>(ms + 0.5));
-  if (debug_level() >= 2) std::fprintf(stderr, "[lt] compiled %s in %.2f ms (ir %.2f, opt %.2f, emit %.2f; %zu bytes)\n", k.name.c_str(), ms,
-                 times.codegen_ms, times.optimize_ms, times.emit_ms, obj.bytes.size());
+  if (!promotion) {
+    record_compile_time(ms);
+    counters::kernels_compiled.add();
+    counters::compile_ms.add(static_cast<int64_t>(ms + 0.5));
+  }
+  if (debug_level() >= 2)
+    std::fprintf(stderr, "[lt] compiled %s%s in %.2f ms (ir %.2f, opt %.2f, emit %.2f; %zu bytes)\n", k.name.c_str(),
+                 tier == cpu::Tier::Quick ? " (quick tier)" : "", ms, times.codegen_ms, times.optimize_ms, times.emit_ms,
+                 obj.bytes.size());
   if (debug_level() >= 4) std::fprintf(stderr, "%s\n", cpu::kernel_llvm_ir(k).c_str());
   disk->store(key, obj.bytes);  // failure is counted and logged; the kernel still runs from memory
   remember(key, fn);
   return fn;
+}
+
+void CpuBackend::ensure_math_functions(const Kernel& k) {
+  static std::mutex mu;  // one compile per function, and none while another thread loads it
+  for (const std::string& name : cpu::kernel_math_functions(k)) {
+    if (cpu::math_function_loaded(name)) continue;
+    std::lock_guard<std::mutex> lock(mu);
+    if (cpu::math_function_loaded(name)) continue;
+    std::shared_ptr<KernelCache> disk = kernel_cache();
+    Hash128 key = StableHasher().add_string("math:" + name).add_string(cpu::target_id()).add_string(jit_build_id()).finish();
+    if (std::optional<std::string> bytes = disk->load(key)) {
+      try {
+        cpu::load_math_function({name, std::move(*bytes)});
+        continue;
+      } catch (const Error& e) {
+        disk->reject(key, e.what());
+      }
+    }
+    auto t0 = Clock::now();
+    cpu::ObjectCode obj = cpu::compile_math_function(name);
+    cpu::load_math_function(obj);
+    double ms = ms_between(t0, Clock::now());
+    counters::math_functions_compiled.add();
+    counters::math_compile_ms.add(static_cast<int64_t>(ms + 0.5));
+    if (debug_level() >= 1) std::fprintf(stderr, "[lt] compiled math function %s in %.2f ms (once per machine: cached)\n", name.c_str(), ms);
+    disk->store(key, obj.bytes);
+  }
+}
+
+void CpuBackend::promote(const Executable& exe, size_t ki) {
+  const Kernel& k = exe.plan->kernels[ki];
+  auto t0 = Clock::now();
+  double ms = 0;
+  int compiled = 0;
+  try {
+    cpu::KernelEntry full = kernel(k, &ms, &compiled, cpu::Tier::Full, /*compile=*/true, /*promotion=*/true);
+    std::atomic_store(&exe.promotions[ki]->full, std::make_shared<const cpu::KernelEntry>(std::move(full)));
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "[lt] warning: could not recompile %s at full tier (it keeps running at the quick tier): %s\n",
+                 k.name.c_str(), e.what());
+    return;
+  }
+  double total = ms_between(t0, Clock::now());
+  counters::kernels_promoted.add();
+  counters::promote_ms.add(static_cast<int64_t>(total + 0.5));
+  if (debug_level() >= 1)
+    std::fprintf(stderr, "[lt] promoted %s to the full tier after %.1f ms of quick runs (%s, %.2f ms)\n", k.name.c_str(),
+                 exe.promotions[ki]->run_ns.load() / 1e6, compiled ? "compiled" : "cached", total);
 }
 
 void CpuBackend::remember(const Hash128& key, const cpu::KernelEntry& fn) {
@@ -246,12 +357,28 @@ std::shared_ptr<const Executable> CpuBackend::executable(const Trace& trace, con
     }
   }
   exe->fns.resize(ks.size());
+  exe->promotions.resize(ks.size());
   std::vector<double> ms(distinct.size(), 0.0);
   std::vector<int> counts(distinct.size(), 0);
   cpu::compile_in_parallel(distinct.size(), [&](size_t d) {
-    exe->fns[distinct[d]] = kernel(ks[distinct[d]], &ms[d], &counts[d]);
+    size_t i = distinct[d];
+    // A kernel with a quick tier starts there, unless its full object is
+    // cached already (memory or disk: it was promoted before).
+    if (tiering_enabled() && cpu::kernel_has_quick_tier(ks[i])) {
+      cpu::KernelEntry full = kernel(ks[i], &ms[d], &counts[d], cpu::Tier::Full, /*compile=*/false);
+      if (full.fn) {
+        exe->fns[i] = std::move(full);
+        return;
+      }
+      exe->fns[i] = kernel(ks[i], &ms[d], &counts[d], cpu::Tier::Quick);
+      exe->promotions[i] = std::make_unique<Promotion>();
+      return;
+    }
+    exe->fns[i] = kernel(ks[i], &ms[d], &counts[d]);
   });
+  // A repeated kernel shares the first one's entry and promotion.
   for (size_t i = 0; i < ks.size(); ++i) exe->fns[i] = exe->fns[first[i]];
+  for (size_t i = 0; i < ks.size(); ++i) exe->first.push_back(first[i]);
   for (size_t d = 0; d < distinct.size(); ++d) *compile_ms += ms[d], *compiled += counts[d];
   return traces_.insert(key, std::move(exe));
 }
@@ -307,6 +434,7 @@ std::vector<BufferPtr> CpuBackend::launch(const Executable& exe, const std::vect
 
   std::vector<void*> ptrs;
   std::vector<int64_t> scalar_bits;
+  std::vector<size_t> promote_now;  // hot Quick kernels, recompiled once this sync's kernels have run
   for (size_t ki = 0; ki < plan.kernels.size(); ++ki) {
     const Kernel& k = plan.kernels[ki];
     ptrs.clear();
@@ -320,14 +448,21 @@ std::vector<BufferPtr> CpuBackend::launch(const Executable& exe, const std::vect
       scalar_bits.push_back(bits);
     }
     auto k0 = Clock::now();
-    cpu::launch_kernel(k, exe.fns[ki], ptrs.data(), scalar_bits.data());
+    Promotion* promo = exe.promotions[exe.first[ki]].get();
+    std::shared_ptr<const cpu::KernelEntry> full = promo ? std::atomic_load(&promo->full) : nullptr;
+    cpu::launch_kernel(k, full ? *full : exe.fns[ki], ptrs.data(), scalar_bits.data());
     counters::kernels_launched.add();
+    if (promo && !full) {
+      auto ns = std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now() - k0).count();
+      if (promo->run_ns.fetch_add(ns) + ns >= tier_up_ns() && !promo->started.exchange(true)) promote_now.push_back(exe.first[ki]);
+    }
     if (debug_level() >= 2) {
       double ms = ms_between(k0, Clock::now());
       std::fprintf(stderr, "[lt]   %-40s %9.3f ms %8.2f GB/s\n", k.name.c_str(), ms,
                    ms > 0 ? static_cast<double>(k.bytes_moved()) / (ms * 1e6) : 0.0);
     }
   }
+  for (size_t ki : promote_now) promote(exe, ki);
   std::vector<BufferPtr> outputs;
   outputs.reserve(plan.outputs.size());
   for (int32_t b : plan.outputs) outputs.push_back(bound[b]);

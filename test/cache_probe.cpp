@@ -65,12 +65,17 @@ int main(int argc, char** argv) {
     for (size_t i = 0; ok && i < got.size(); ++i) ok = close(want[i], got[i]);
     StableHasher digest;
     for (const BufferPtr& g : got) digest.add_bytes(g->data(), static_cast<size_t>(g->nbytes()));
-    std::printf("kernels=%zu kernels_compiled=%lld disk_loads=%lld disk_stores=%lld disk_rejects=%lld "
-                "disk_write_errors=%lld checksum=%s ok=%d\n",
+    // compiled: every object compiled, kernels and the math functions their
+    // quick tier calls (jit/cpu/jit.h), each of which goes to the disk cache.
+    std::printf("kernels=%zu kernels_compiled=%lld compiled=%lld disk_loads=%lld disk_stores=%lld disk_rejects=%lld "
+                "disk_write_errors=%lld kernels_promoted=%lld math_functions_compiled=%lld checksum=%s ok=%d\n",
                 cpu_plan_for(ct.trace, o)->kernels.size(), static_cast<long long>(counter_value("kernels_compiled")),
+                static_cast<long long>(counter_value("kernels_compiled") + counter_value("math_functions_compiled")),
                 static_cast<long long>(counter_value("disk_loads")), static_cast<long long>(counter_value("disk_stores")),
                 static_cast<long long>(counter_value("disk_rejects")),
-                static_cast<long long>(counter_value("disk_write_errors")), digest.finish().hex().c_str(), ok ? 1 : 0);
+                static_cast<long long>(counter_value("disk_write_errors")),
+                static_cast<long long>(counter_value("kernels_promoted")),
+                static_cast<long long>(counter_value("math_functions_compiled")), digest.finish().hex().c_str(), ok ? 1 : 0);
     return ok ? 0 : 1;
   } catch (const Error& e) {
     std::printf("error=1 ok=0\n");

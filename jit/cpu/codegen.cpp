@@ -48,7 +48,8 @@ using llvm::Value;
 
 class Codegen {
  public:
-  Codegen(const Kernel& k, llvm::Module& m) : k_(k), m_(m), ctx_(m.getContext()), b_(ctx_) {}
+  Codegen(const Kernel& k, llvm::Module& m, bool math_calls)
+      : k_(k), m_(m), ctx_(m.getContext()), b_(ctx_), math_calls_(math_calls) {}
   void run(const std::string& symbol);
 
  private:
@@ -132,6 +133,7 @@ class Codegen {
   llvm::Module& m_;
   llvm::LLVMContext& ctx_;
   llvm::IRBuilder<> b_;
+  bool math_calls_;
   llvm::Function* fn_ = nullptr;
   std::vector<Value*> bufs_;
   Value* scalars_ = nullptr;
@@ -595,7 +597,7 @@ Value* Codegen::gen_compute(const KOp& o) {
     case Op::Erf:
     case Op::Sin:
     case Op::Cos: {
-      Value* v = emit_transcendental(b_, o.op, a);
+      Value* v = math_calls_ ? emit_math_call(b_, o.op, a) : emit_transcendental(b_, o.op, a);
       if (!v) fail(ErrorKind::NotImplemented, "cpu codegen: ", op_name(o.op));
       return v;
     }
@@ -1061,8 +1063,8 @@ void Codegen::run(const std::string& symbol) {
 
 }  // namespace
 
-void generate_kernel(const Kernel& kernel, llvm::Module& module, const std::string& symbol) {
-  Codegen(kernel, module).run(symbol);
+void generate_kernel(const Kernel& kernel, llvm::Module& module, const std::string& symbol, bool math_calls) {
+  Codegen(kernel, module, math_calls).run(symbol);
 }
 
 }  // namespace lt::cpu

@@ -10,11 +10,20 @@
 namespace lt::cpu {
 
 /// Adds `symbol` (the KernelArgs entry, see jit.h) to `module`.
-void generate_kernel(const Kernel& kernel, llvm::Module& module, const std::string& symbol);
+/// `math_calls`: transcendentals call the math functions (Tier::Quick).
+void generate_kernel(const Kernel& kernel, llvm::Module& module, const std::string& symbol, bool math_calls = false);
 
 /// Vectorisable polynomial transcendentals (jit/cpu/math.cpp): exp, log,
 /// log1p, expm1, tanh, erf, sin, cos on float or double values (scalar or
 /// vector). Returns nullptr for ops it does not provide.
 llvm::Value* emit_transcendental(llvm::IRBuilder<>& b, Op op, llvm::Value* x);
+/// A call to the math function for `op` on x's type (scalar), whose vector
+/// variants the loop vectoriser uses; nullptr as emit_transcendental.
+llvm::Value* emit_math_call(llvm::IRBuilder<>& b, Op op, llvm::Value* x);
+/// "lt_m_<op>_<f32|f64>"; false when `op` is not one of them.
+std::string math_function_name(Op op, bool f64);
+bool parse_math_function_name(const std::string& name, Op* op, bool* f64);
+/// Defines the function `name` and its vector variants in `m`.
+void generate_math_function(llvm::Module& m, const std::string& name);
 
 }  // namespace lt::cpu

@@ -192,14 +192,15 @@ std::unique_ptr<llvm::Module> build_module(llvm::LLVMContext& ctx, const std::st
   return m;
 }
 
-std::unique_ptr<llvm::Module> build_module(llvm::LLVMContext& ctx, const Kernel& kernel, const std::string& symbol) {
+std::unique_ptr<llvm::Module> build_module(llvm::LLVMContext& ctx, const Kernel& kernel, const std::string& symbol,
+                                           Tier tier = Tier::Full) {
   return build_module(
       ctx, symbol,
       [&](llvm::Module& m) {
         if (kernel.kind == KernelKind::MatMul)
           generate_matmul_kernel(kernel, m, symbol);
         else
-          generate_kernel(kernel, m, symbol);
+          generate_kernel(kernel, m, symbol, tier == Tier::Quick && kernel_has_quick_tier(kernel));
       },
       print_kernel(kernel).c_str());
 }
@@ -278,7 +279,42 @@ void optimize(llvm::Module& m) {
 
 const std::string& target_id() { return jit().target; }
 
-std::string kernel_symbol(const Kernel& kernel) { return "lt_k_" + hash_hex(kernel.hash()); }
+std::string kernel_symbol(const Kernel& kernel, Tier tier) {
+  return cat("lt_k_", hash_hex(kernel.hash()), tier == Tier::Quick && kernel_has_quick_tier(kernel) ? "_q" : "");
+}
+
+std::vector<std::string> kernel_math_functions(const Kernel& kernel) {
+  std::vector<std::string> names;
+  if (kernel.kind == KernelKind::MatMul) return names;
+  for (const KOp& o : kernel.ops) {
+    if (o.code != KOpCode::Compute || (o.dtype != DType::Float32 && o.dtype != DType::Float64)) continue;
+    std::string name = math_function_name(o.op, o.dtype == DType::Float64);
+    if (!name.empty() && std::find(names.begin(), names.end(), name) == names.end()) names.push_back(name);
+  }
+  return names;
+}
+
+bool kernel_has_quick_tier(const Kernel& kernel) { return !kernel_math_functions(kernel).empty(); }
+
+namespace {
+std::mutex math_mu;
+absl::flat_hash_map<std::string, bool>& math_loaded() {
+  static auto* loaded = new absl::flat_hash_map<std::string, bool>();
+  return *loaded;
+}
+}  // namespace
+
+void load_math_function(const ObjectCode& object) {
+  std::lock_guard<std::mutex> lock(math_mu);
+  if (math_loaded().contains(object.symbol)) return;
+  load_kernel_object(object);  // pinned: kernels of any later trace may call it
+  math_loaded()[object.symbol] = true;
+}
+
+bool math_function_loaded(const std::string& name) {
+  std::lock_guard<std::mutex> lock(math_mu);
+  return math_loaded().contains(name);
+}
 
 namespace {
 // Machine code for an optimised module (the target machine is shared: locked).
@@ -310,12 +346,18 @@ void* compile_runtime_function(const std::string& symbol, const std::function<vo
   return lookup_jit_symbol(symbol);
 }
 
-ObjectCode compile_kernel_object(const Kernel& kernel, CompileTimes* times) {
+ObjectCode compile_math_function(const std::string& name) {
+  llvm::LLVMContext ctx;
+  auto m = build_module(ctx, name, [&](llvm::Module& mod) { generate_math_function(mod, name); }, name.c_str());
+  return emit_object(*m, name);
+}
+
+ObjectCode compile_kernel_object(const Kernel& kernel, CompileTimes* times, Tier tier) {
   ObjectCode out;
-  out.symbol = kernel_symbol(kernel);
+  out.symbol = kernel_symbol(kernel, tier);
   auto t0 = std::chrono::steady_clock::now();
   llvm::LLVMContext ctx;
-  auto m = build_module(ctx, kernel, out.symbol);
+  auto m = build_module(ctx, kernel, out.symbol, tier);
   auto t1 = std::chrono::steady_clock::now();
   optimize(*m);
   auto t2 = std::chrono::steady_clock::now();

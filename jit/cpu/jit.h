@@ -14,6 +14,7 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "scheduler/kernel.h"
 
@@ -86,10 +87,29 @@ struct CompileTimes {
 
 /// "<cpu>;<features>;llvm-<version>": part of every kernel cache key.
 const std::string& target_id();
-/// The entry symbol a kernel compiles to (derived from its hash).
-std::string kernel_symbol(const Kernel& kernel);
+
+/// Compile tiers (docs/cpu-jit.md, "Tiers"). A kernel with transcendentals
+/// compiles first at Quick: it calls the process's math functions (scalar,
+/// and vector variants the loop vectoriser picks) instead of inlining their
+/// polynomials, which takes about half the compile time of Full, for slower
+/// code (calls clobber every vector register). The runtime recompiles it at
+/// Full once it has run long enough (cache/cpu_backend.cpp, LT_TIER_UP_MS).
+/// Kernels without transcendentals have only Full.
+enum class Tier : uint8_t { Quick = 0, Full = 1 };
+bool kernel_has_quick_tier(const Kernel& kernel);
+/// The entry symbol a kernel compiles to (derived from its hash and tier).
+std::string kernel_symbol(const Kernel& kernel, Tier tier = Tier::Full);
 /// Generates, optimises and emits one kernel. Throws lt::Error when LLVM rejects it.
-ObjectCode compile_kernel_object(const Kernel& kernel, CompileTimes* times = nullptr);
+ObjectCode compile_kernel_object(const Kernel& kernel, CompileTimes* times = nullptr, Tier tier = Tier::Full);
+/// The math functions a Quick object of `kernel` calls ("lt_m_exp_f32", ...),
+/// which must be loaded before it is.
+std::vector<std::string> kernel_math_functions(const Kernel& kernel);
+/// One math function, its scalar entry (the object's symbol) and its vector
+/// variants for this host's vector widths.
+ObjectCode compile_math_function(const std::string& name);
+/// Loads (and pins) a math function's object; whether one is loaded.
+void load_math_function(const ObjectCode& object);
+bool math_function_loaded(const std::string& name);
 /// Links an object into the JIT and returns its entry, pinned: it stays loaded
 /// for the life of the process (runtime helpers, tests).
 KernelFn load_kernel_object(const ObjectCode& object);

@@ -24,6 +24,7 @@
 #include <utility>
 
 #include "jit/cpu/codegen.h"
+#include "ir/error.h"
 #include "llvm/IR/Intrinsics.h"
 
 namespace lt::cpu {
@@ -280,6 +281,91 @@ Value* emit_transcendental(llvm::IRBuilder<>& b, Op op, Value* x) {
       return m.sincos_poly(b.CreateFPTrunc(r, t), mq.int_of_integral(n, /*low32=*/true), shift);
     }
     default: return nullptr;
+  }
+}
+
+
+// Math functions (Tier::Quick, jit.h): "lt_m_<op>_<f32|f64>" is the scalar
+// function; "<name>_n<lanes>" its vector variants, one per vector of this
+// host's vector registers (a width without a variant is not an error: the
+// vectoriser then calls the scalar function per lane, or picks another width).
+// Kernels name them in a "vector-function-abi-variant" attribute, as they do
+// the precompiled Philox (codegen.cpp). Bodies are emit_transcendental's, so
+// both tiers compute the same values.
+namespace {
+constexpr Op kMathOps[] = {Op::Exp, Op::Log, Op::Expm1, Op::Log1p, Op::Tanh, Op::Erf, Op::Sin, Op::Cos};
+
+int host_vector_bits() {
+  static const int bits = [] {
+#if defined(__x86_64__)
+    __builtin_cpu_init();
+    if (__builtin_cpu_supports("avx512f")) return 512;
+    if (__builtin_cpu_supports("avx")) return 256;
+#endif
+    return 128;
+  }();
+  return bits;
+}
+
+std::vector<int> math_lanes(bool f64) {
+  std::vector<int> lanes;
+  int elem = f64 ? 64 : 32;
+  for (int l = 128 / elem; l * elem <= host_vector_bits(); l *= 2) lanes.push_back(l);
+  return lanes;
+}
+}  // namespace
+
+std::string math_function_name(Op op, bool f64) {
+  for (Op m : kMathOps)
+    if (m == op) return cat("lt_m_", op_name(op), f64 ? "_f64" : "_f32");
+  return "";
+}
+
+bool parse_math_function_name(const std::string& name, Op* op, bool* f64) {
+  for (Op m : kMathOps)
+    for (bool d : {false, true})
+      if (math_function_name(m, d) == name) return *op = m, *f64 = d, true;
+  return false;
+}
+
+Value* emit_math_call(llvm::IRBuilder<>& b, Op op, Value* x) {
+  llvm::Type* st = x->getType();
+  if (!st->isFloatTy() && !st->isDoubleTy()) return nullptr;
+  bool f64 = st->isDoubleTy();
+  std::string name = math_function_name(op, f64);
+  if (name.empty()) return nullptr;
+  llvm::Module& m = *b.GetInsertBlock()->getModule();
+  llvm::FunctionCallee fn = m.getOrInsertFunction(name, llvm::FunctionType::get(st, {st}, false));
+  auto* f = llvm::cast<llvm::Function>(fn.getCallee());
+  f->setDoesNotAccessMemory();
+  f->setDoesNotThrow();
+  f->setWillReturn();
+  std::string abi;
+  for (int l : math_lanes(f64)) {
+    llvm::Type* vt = llvm::FixedVectorType::get(st, l);
+    m.getOrInsertFunction(cat(name, "_n", l), llvm::FunctionType::get(vt, {vt}, false));
+    abi += cat(abi.empty() ? "" : ",", "_ZGV_LLVM_N", l, "v_", name, "(", name, "_n", l, ")");
+  }
+  llvm::CallInst* call = b.CreateCall(fn, {x});
+  call->addFnAttr(llvm::Attribute::get(b.getContext(), "vector-function-abi-variant", abi));
+  return call;
+}
+
+void generate_math_function(llvm::Module& m, const std::string& name) {
+  Op op;
+  bool f64;
+  if (!parse_math_function_name(name, &op, &f64)) fail(ErrorKind::Value, "cpu jit: no math function ", name);
+  llvm::LLVMContext& ctx = m.getContext();
+  llvm::Type* st = f64 ? llvm::Type::getDoubleTy(ctx) : llvm::Type::getFloatTy(ctx);
+  std::vector<std::pair<std::string, llvm::Type*>> fns = {{name, st}};
+  for (int l : math_lanes(f64)) fns.emplace_back(cat(name, "_n", l), llvm::FixedVectorType::get(st, l));
+  for (const auto& [fname, ty] : fns) {
+    auto* f = llvm::Function::Create(llvm::FunctionType::get(ty, {ty}, false), llvm::Function::ExternalLinkage, fname, m);
+    f->setDoesNotAccessMemory();
+    f->setDoesNotThrow();
+    f->setWillReturn();
+    llvm::IRBuilder<> b(llvm::BasicBlock::Create(ctx, "entry", f));
+    b.CreateRet(emit_transcendental(b, op, f->getArg(0)));
   }
 }
 

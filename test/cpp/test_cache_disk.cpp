@@ -96,7 +96,8 @@ Probe parse_probe(const std::string& out, const std::string& err) {
 
 /// The shell prefix that runs cache_probe with `env` (NAME=VALUE ...) and a clean cache environment.
 std::string probe_command(const std::string& env, int variant, const std::string& out, const std::string& err) {
-  return "env -u LT_CACHE -u LT_CACHE_MAX_BYTES -u LT_TEST_FAIL_COMPILE -u LT_TEST_FAIL_CACHE_WRITE -u LT_DEBUG " + env +
+  return "env -u LT_CACHE -u LT_CACHE_MAX_BYTES -u LT_TEST_FAIL_COMPILE -u LT_TEST_FAIL_CACHE_WRITE -u LT_DEBUG -u LT_TIERED -u LT_TIER_UP_MS " +
+         env +
          " '" LT_CACHE_PROBE "' " + std::to_string(variant) + " >'" + out + "' 2>'" + err + "'";
 }
 
@@ -115,10 +116,10 @@ std::string dir_env(const std::string& dir) { return "LT_CACHE_DIR='" + dir + "'
 Probe populate(const std::string& dir) {
   Probe p = run_probe(dir_env(dir));
   BOOST_REQUIRE_EQUAL(p["ok"], 1);
-  BOOST_REQUIRE_GT(p["kernels_compiled"], 0);
+  BOOST_REQUIRE_GT(p["compiled"], 0);
   BOOST_REQUIRE_EQUAL(p["disk_loads"], 0);
-  BOOST_REQUIRE_EQUAL(p["disk_stores"], p["kernels_compiled"]);
-  BOOST_REQUIRE_EQUAL(cache_files(dir).size(), static_cast<size_t>(p["kernels_compiled"]));
+  BOOST_REQUIRE_EQUAL(p["disk_stores"], p["compiled"]);
+  BOOST_REQUIRE_EQUAL(cache_files(dir).size(), static_cast<size_t>(p["compiled"]));
   return p;
 }
 
@@ -140,12 +141,48 @@ BOOST_AUTO_TEST_CASE(a_new_process_loads_every_kernel_from_disk) {
   Probe first = populate(dir);
   Probe second = run_probe(dir_env(dir));
   BOOST_CHECK_EQUAL(second["ok"], 1);
-  BOOST_CHECK_EQUAL(second["kernels_compiled"], 0);
-  BOOST_CHECK_EQUAL(second["disk_loads"], first["kernels_compiled"]);
+  BOOST_CHECK_EQUAL(second["compiled"], 0);
+  BOOST_CHECK_EQUAL(second["disk_loads"], first["compiled"]);
   BOOST_CHECK_EQUAL(second["disk_stores"], 0);
   BOOST_CHECK_EQUAL(second["disk_rejects"], 0);
   BOOST_CHECK_EQUAL(second.checksum(), first.checksum());
   BOOST_CHECK_EQUAL(temp_files(dir), 0u);
+}
+
+// Tiers (jit/cpu/jit.h): the probe's exp/tanh/softmax kernels start at the
+// quick tier, calling math functions compiled once and cached like kernels.
+// LT_TIER_UP_MS=0 promotes each after its first launch: the full-tier object
+// is compiled (counted apart from kernels_compiled) and stored, so a new
+// process loads the full tier straight away and needs no math function.
+// LT_TIERED=0 compiles the full tier only.
+BOOST_AUTO_TEST_CASE(hot_kernels_are_promoted_and_a_new_process_starts_at_the_full_tier) {
+  std::string dir = fresh_dir("tiers");
+  Probe first = populate(dir);
+  BOOST_TEST(first["math_functions_compiled"] > 0);
+  BOOST_TEST(first["kernels_promoted"] == 0);  // a few microseconds of runs: far from 30 ms
+  int64_t quick = first["kernels_compiled"];
+  Probe hot = run_probe(dir_env(dir) + " LT_TIER_UP_MS=0");
+  BOOST_TEST(hot["ok"] == 1);
+  BOOST_TEST(hot["compiled"] == 0);  // quick kernels and math functions came from disk
+  BOOST_TEST(hot["kernels_promoted"] > 0);
+  BOOST_TEST(hot["kernels_promoted"] <= quick);
+  BOOST_TEST(hot["disk_stores"] == hot["kernels_promoted"]);
+  BOOST_TEST(hot.checksum() == first.checksum());
+  Probe warm = run_probe(dir_env(dir));
+  BOOST_TEST(warm["ok"] == 1);
+  BOOST_TEST(warm["compiled"] == 0);
+  BOOST_TEST(warm["kernels_promoted"] == 0);
+  // One load per distinct kernel, all at the full tier: no math function is needed.
+  BOOST_TEST(warm["disk_loads"] == first["kernels_compiled"]);
+  BOOST_TEST(warm.checksum() == first.checksum());
+
+  Probe flat = run_probe(dir_env(fresh_dir("untiered")) + " LT_TIERED=0");
+  BOOST_TEST(flat["ok"] == 1);
+  BOOST_TEST(flat["math_functions_compiled"] == 0);
+  BOOST_TEST(flat["kernels_compiled"] == first["kernels_compiled"]);
+  BOOST_TEST(flat["kernels_promoted"] == 0);
+  BOOST_TEST(flat["disk_stores"] == flat["kernels_compiled"]);
+  BOOST_TEST(flat.checksum() == first.checksum());
 }
 
 BOOST_AUTO_TEST_CASE(damaged_files_are_rejected_removed_and_rebuilt) {
@@ -188,12 +225,12 @@ BOOST_AUTO_TEST_CASE(damaged_files_are_rejected_removed_and_rebuilt) {
       BOOST_CHECK_EQUAL(second["ok"], 1);
       BOOST_CHECK_EQUAL(second.checksum(), first.checksum());
       BOOST_CHECK_EQUAL(second["disk_rejects"], damaged);
-      BOOST_CHECK_EQUAL(second["kernels_compiled"], damaged);
-      BOOST_CHECK_EQUAL(second["disk_loads"], first["kernels_compiled"] - (d.passes_checks ? 0 : damaged));
+      BOOST_CHECK_EQUAL(second["compiled"], damaged);
+      BOOST_CHECK_EQUAL(second["disk_loads"], first["compiled"] - (d.passes_checks ? 0 : damaged));
       BOOST_CHECK_EQUAL(second["disk_stores"], damaged);
       Probe third = run_probe(dir_env(dir));  // rebuilt files are good again
       BOOST_CHECK_EQUAL(third["ok"], 1);
-      BOOST_CHECK_EQUAL(third["kernels_compiled"], 0);
+      BOOST_CHECK_EQUAL(third["compiled"], 0);
       BOOST_CHECK_EQUAL(third["disk_rejects"], 0);
       BOOST_CHECK_EQUAL(third.checksum(), first.checksum());
     }
@@ -219,12 +256,12 @@ BOOST_AUTO_TEST_CASE(processes_filling_one_directory_at_once_all_get_correct_res
     BOOST_CHECK_EQUAL(p["ok"], 1);
     BOOST_CHECK_EQUAL(p["disk_rejects"], 0);
     BOOST_CHECK_EQUAL(p["disk_write_errors"], 0);
-    BOOST_CHECK_EQUAL(p["kernels_compiled"] + p["disk_loads"], reference["kernels_compiled"]);
+    BOOST_CHECK_EQUAL(p["compiled"] + p["disk_loads"], reference["compiled"]);
     BOOST_CHECK_EQUAL(p.checksum(), reference.checksum());
   }
   BOOST_CHECK_EQUAL(temp_files(dir), 0u);
   Probe after = run_probe(dir_env(dir));
-  BOOST_CHECK_EQUAL(after["kernels_compiled"], 0);
+  BOOST_CHECK_EQUAL(after["compiled"], 0);
   BOOST_CHECK_EQUAL(after["disk_rejects"], 0);
   BOOST_CHECK_EQUAL(after.checksum(), reference.checksum());
 }
@@ -244,9 +281,9 @@ BOOST_AUTO_TEST_CASE(an_unwritable_directory_is_not_fatal) {
     Probe p = parse_probe(read_all(out), read_all(err));
     BOOST_CHECK_EQUAL(p["ok"], 1);
     BOOST_CHECK_EQUAL(p.checksum(), reference.checksum());
-    BOOST_CHECK_EQUAL(p["kernels_compiled"], reference["kernels_compiled"]);
+    BOOST_CHECK_EQUAL(p["compiled"], reference["compiled"]);
     BOOST_CHECK_EQUAL(p["disk_stores"], 0);
-    BOOST_CHECK_EQUAL(p["disk_write_errors"], p["kernels_compiled"]);
+    BOOST_CHECK_EQUAL(p["disk_write_errors"], p["compiled"]);
     // Logged once under LT_DEBUG, not once per kernel.
     std::string log = p.err;
     size_t count = 0;
@@ -262,7 +299,7 @@ BOOST_AUTO_TEST_CASE(failing_writes_are_not_fatal_and_leave_no_files) {
   BOOST_CHECK_EQUAL(p["ok"], 1);
   BOOST_CHECK_EQUAL(p.checksum(), reference.checksum());
   BOOST_CHECK_EQUAL(p["disk_stores"], 0);
-  BOOST_CHECK_EQUAL(p["disk_write_errors"], p["kernels_compiled"]);
+  BOOST_CHECK_EQUAL(p["disk_write_errors"], p["compiled"]);
   BOOST_CHECK(cache_files(dir).empty());
   BOOST_CHECK_EQUAL(temp_files(dir), 0u);
 }
@@ -287,7 +324,7 @@ void check_after_filling_up(const std::string& dir, const Probe& p, const Probe&
   BOOST_CHECK_EQUAL(p["ok"], 1);
   BOOST_CHECK_EQUAL(p.checksum(), reference.checksum());
   BOOST_CHECK_GT(p["disk_write_errors"], 0);
-  BOOST_CHECK_EQUAL(p["disk_stores"] + p["disk_write_errors"], p["kernels_compiled"]);
+  BOOST_CHECK_EQUAL(p["disk_stores"] + p["disk_write_errors"], p["compiled"]);
   BOOST_CHECK_EQUAL(temp_files(dir), 0u);
   BOOST_CHECK_EQUAL(cache_files(dir).size(), static_cast<size_t>(p["disk_stores"]));
   // What was published is whole: a new process loads every file and rejects none.
@@ -353,12 +390,12 @@ BOOST_AUTO_TEST_CASE(cache_names_taken_by_a_directory_a_fifo_or_a_device_are_rej
       BOOST_CHECK_EQUAL(second["ok"], 1);
       BOOST_CHECK_EQUAL(second.checksum(), first.checksum());
       BOOST_CHECK_EQUAL(second["disk_rejects"], 1);
-      BOOST_CHECK_EQUAL(second["kernels_compiled"], 1);
+      BOOST_CHECK_EQUAL(second["compiled"], 1);
       BOOST_CHECK_EQUAL(temp_files(dir), 0u);
       // A FIFO or a link is replaced by a good file; a directory cannot be, and stays a failed write.
       Probe third = run_probe(dir_env(dir));
       BOOST_CHECK_EQUAL(third.checksum(), first.checksum());
-      BOOST_CHECK_EQUAL(third["kernels_compiled"], kind == "directory" ? 1 : 0);
+      BOOST_CHECK_EQUAL(third["compiled"], kind == "directory" ? 1 : 0);
     }
   }
 }
@@ -372,7 +409,7 @@ BOOST_AUTO_TEST_CASE(a_cache_directory_that_is_a_regular_file_is_not_fatal) {
   BOOST_CHECK_EQUAL(p["ok"], 1);
   BOOST_CHECK_EQUAL(p.checksum(), reference.checksum());
   BOOST_CHECK_EQUAL(p["disk_stores"], 0);
-  BOOST_CHECK_EQUAL(p["disk_write_errors"], p["kernels_compiled"]);
+  BOOST_CHECK_EQUAL(p["disk_write_errors"], p["compiled"]);
   BOOST_CHECK_EQUAL(read_all(file), "a file where the cache directory should be");
 }
 
