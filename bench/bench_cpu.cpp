@@ -183,6 +183,12 @@ int main(int argc, char** argv) {
               static_cast<long long>(kernels), static_cast<long long>(traces), times.empty() ? 0.0 : median(times),
               kernels ? double(counter("compile_ms") - c0) / kernels : 0.0,
               times.empty() ? 0.0 : *std::max_element(times.begin(), times.end()), median(per_trace));
+  // Not in the per-kernel figures (docs/cpu-jit.md, "Tiers"): kernels with
+  // transcendentals compile at the quick tier first; these are the one-time
+  // math functions and the recompiles of hot kernels, over the whole run.
+  std::printf("tiers (whole run): %lld math functions compiled in %lld ms; %lld kernels promoted to the full tier in %lld ms\n",
+              static_cast<long long>(counter("math_functions_compiled")), static_cast<long long>(counter("math_compile_ms")),
+              static_cast<long long>(counter("kernels_promoted")), static_cast<long long>(counter("promote_ms")));
 
   // Cache-hit sync overhead of a 100-op trace on [32] tensors.
   Tensor small = rand({32}, 99);

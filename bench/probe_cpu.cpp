@@ -49,7 +49,7 @@ static int compile_probe(int repeat, bool tiny) {
   for (const Kernel& k : plan.kernels) {
     if (only && k.name.rfind(only, 0) != 0) continue;
     if (const char* ir = std::getenv("LT_PROBE_IR"))  // "0": the generated LLVM IR, "1": optimised
-      std::printf("%s\n", cpu::kernel_llvm_ir(k, std::string(ir) == "1").c_str());
+      std::printf("%s\n", cpu::kernel_llvm_ir(k, std::string(ir) == "1", tier).c_str());
     std::vector<double> t;
     cpu::CompileTimes ct2;
     for (int i = 0; i < repeat; ++i) {

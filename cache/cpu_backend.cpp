@@ -233,7 +233,7 @@ cpu::KernelEntry CpuBackend::kernel(const Kernel& k, double* compile_ms, int* co
       if (tier == cpu::Tier::Quick) ensure_math_functions(k);
       cpu::KernelEntry fn = cpu::load_kernel_entry({symbol, std::move(*bytes)});
       if (debug_level() >= 2) std::fprintf(stderr, "[lt] loaded %s from %s\n", k.name.c_str(), disk->path_for(key).c_str());
-      if (debug_level() >= 4) std::fprintf(stderr, "%s\n", cpu::kernel_llvm_ir(k).c_str());
+      if (debug_level() >= 4) std::fprintf(stderr, "%s\n", cpu::kernel_llvm_ir(k, true, tier).c_str());
       remember(key, fn);
       return fn;
     } catch (const Error& e) {
@@ -266,7 +266,7 @@ cpu::KernelEntry CpuBackend::kernel(const Kernel& k, double* compile_ms, int* co
     std::fprintf(stderr, "[lt] compiled %s%s in %.2f ms (ir %.2f, opt %.2f, emit %.2f; %zu bytes)\n", k.name.c_str(),
                  tier == cpu::Tier::Quick ? " (quick tier)" : "", ms, times.codegen_ms, times.optimize_ms, times.emit_ms,
                  obj.bytes.size());
-  if (debug_level() >= 4) std::fprintf(stderr, "%s\n", cpu::kernel_llvm_ir(k).c_str());
+  if (debug_level() >= 4) std::fprintf(stderr, "%s\n", cpu::kernel_llvm_ir(k, true, tier).c_str());
   disk->store(key, obj.bytes);  // failure is counted and logged; the kernel still runs from memory
   remember(key, fn);
   return fn;

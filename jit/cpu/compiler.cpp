@@ -502,9 +502,9 @@ size_t loaded_kernel_objects() {
   return j.loaded.size();
 }
 
-std::string kernel_llvm_ir(const Kernel& kernel, bool optimized) {
+std::string kernel_llvm_ir(const Kernel& kernel, bool optimized, Tier tier) {
   llvm::LLVMContext ctx;
-  auto m = build_module(ctx, kernel, kernel_symbol(kernel));
+  auto m = build_module(ctx, kernel, kernel_symbol(kernel, tier), tier);
   if (optimized) optimize(*m);
   std::string s;
   llvm::raw_string_ostream os(s);

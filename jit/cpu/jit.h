@@ -128,7 +128,7 @@ size_t loaded_kernel_objects();
 /// every thread has finished its current kernel.
 void compile_in_parallel(size_t n, const std::function<void(size_t)>& compile_one);
 /// The optimised LLVM IR of a kernel, for LT_DEBUG=4.
-std::string kernel_llvm_ir(const Kernel& kernel, bool optimized = true);
+std::string kernel_llvm_ir(const Kernel& kernel, bool optimized = true, Tier tier = Tier::Full);
 
 /// Runs `fn` over [0, kernel.outer_size()) on TBB threads, serially when the
 /// work is small or the kernel is `serial`. Throws lt::Error(Index) when the
