@@ -5,6 +5,7 @@
 
 #include "llvm/IR/IRBuilder.h"
 #include "llvm/IR/Module.h"
+#include "jit/cpu/jit.h"
 #include "scheduler/kernel.h"
 
 namespace lt::cpu {
@@ -19,7 +20,12 @@ void generate_kernel(const Kernel& kernel, llvm::Module& module, const std::stri
 llvm::Value* emit_transcendental(llvm::IRBuilder<>& b, Op op, llvm::Value* x);
 /// A call to the math function for `op` on x's type (scalar), whose vector
 /// variants the loop vectoriser uses; nullptr as emit_transcendental.
-llvm::Value* emit_math_call(llvm::IRBuilder<>& b, Op op, llvm::Value* x);
+/// `define_here`: the function and its variants are defined in this module
+/// (internal, marked kLateInline: optimize() inlines them after the loop
+/// vectoriser), else declared (the separately compiled math functions).
+llvm::Value* emit_math_call(llvm::IRBuilder<>& b, Op op, llvm::Value* x, bool define_here = false);
+/// Function attribute of the math functions defined in a kernel's module.
+inline constexpr const char* kLateInline = "lt-inline-late";
 /// "lt_m_<op>_<f32|f64>"; false when `op` is not one of them.
 std::string math_function_name(Op op, bool f64);
 bool parse_math_function_name(const std::string& name, Op* op, bool* f64);

@@ -82,6 +82,7 @@ struct Jit {
   std::optional<llvm::orc::JITTargetMachineBuilder> builder;
   std::unique_ptr<llvm::orc::LLJIT> lljit;
   std::string target;
+  bool avx512_math = false;  // math.cpp's AVX-512 forms (LT_JIT_AVX512_MATH=0: off)
   // One slot per loaded object, by entry symbol. `handle` is the object's
   // owner (KernelEntry::keep); whoever erases a slot removes its tracker.
   struct Slot {
@@ -124,8 +125,13 @@ struct Jit {
     if (!tm_or) fail(ErrorKind::Runtime, "cpu jit: ", llvm_error(tm_or.takeError()));
     tm = std::move(*tm_or);
     builder = *jtmb;
-    target = cat(std::string(tm->getTargetCPU()), ";", std::string(tm->getTargetFeatureString()), ";llvm-",
-                 LLVM_VERSION_STRING);
+    const char* math_env = std::getenv("LT_JIT_AVX512_MATH");
+    std::string features(tm->getTargetFeatureString());
+    bool has_avx512f = (features + ",").find("+avx512f,") != std::string::npos;
+    avx512_math = has_avx512f && !(math_env && std::string(math_env) == "0");
+    // Kernels' code depends on all of it: part of every disk-cache key.
+    target = cat(std::string(tm->getTargetCPU()), ";", features, ";llvm-", LLVM_VERSION_STRING,
+                 avx512_math ? ";math=avx512" : "");
     auto j = llvm::orc::LLJITBuilder().setJITTargetMachineBuilder(*jtmb).create();
     if (!j) fail(ErrorKind::Runtime, "cpu jit: ", llvm_error(j.takeError()));
     lljit = std::move(*j);
@@ -225,6 +231,33 @@ void mark_streaming_stores(llvm::Module& m) {
       }
 }
 
+// The math functions a full-tier kernel defines for itself (codegen.h,
+// kLateInline) stay calls through the pipeline above, so that the loop
+// vectoriser calls their vector variants; now they are inlined into the
+// loops and the rest deleted.
+void inline_late(llvm::Module& m, llvm::ModuleAnalysisManager& mam) {
+  std::vector<llvm::Function*> late;
+  for (llvm::Function& f : m)
+    if (f.hasFnAttribute(kLateInline)) late.push_back(&f);
+  if (late.empty()) return;
+  for (llvm::Function* f : late) {
+    f->removeFnAttr(llvm::Attribute::NoInline);
+    f->addFnAttr(llvm::Attribute::AlwaysInline);
+  }
+  mam.clear();  // attributes changed under the cached analyses
+  llvm::ModulePassManager mpm;
+  mpm.addPass(llvm::AlwaysInlinerPass());
+  llvm::FunctionPassManager fpm;
+  fpm.addPass(llvm::InstCombinePass());
+  fpm.addPass(llvm::SimplifyCFGPass());
+  mpm.addPass(llvm::createModuleToFunctionPassAdaptor(std::move(fpm)));
+  mpm.run(m, mam);
+  late.clear();  // the inliner may have deleted some: look again
+  for (llvm::Function& f : m)
+    if (f.hasFnAttribute(kLateInline) && f.use_empty()) late.push_back(&f);
+  for (llvm::Function* f : late) f->eraseFromParent();
+}
+
 void optimize(llvm::Module& m) {
   llvm::LoopAnalysisManager lam;
   llvm::FunctionAnalysisManager fam;
@@ -272,12 +305,15 @@ void optimize(llvm::Module& m) {
     llvm::ModulePassManager mpm = pb.buildPerModuleDefaultPipeline(llvm::OptimizationLevel::O2);
     mpm.run(m, mam);
   }
+  inline_late(m, mam);
   mark_streaming_stores(m);
 }
 
 }  // namespace
 
 const std::string& target_id() { return jit().target; }
+
+bool avx512_math() { return jit().avx512_math; }
 
 std::string kernel_symbol(const Kernel& kernel, Tier tier) {
   return cat("lt_k_", hash_hex(kernel.hash()), tier == Tier::Quick && kernel_has_quick_tier(kernel) ? "_q" : "");

@@ -85,8 +85,14 @@ struct CompileTimes {
   double codegen_ms = 0, optimize_ms = 0, emit_ms = 0;
 };
 
-/// "<cpu>;<features>;llvm-<version>": part of every kernel cache key.
+/// "<cpu>;<features>;llvm-<version>[;math=avx512]": part of every kernel cache key.
 const std::string& target_id();
+
+/// Whether transcendentals use their AVX-512 forms (exp by vscalef, float32
+/// erf by a vpermi2ps table; docs/cpu-jit.md "AVX-512 math"): the host has
+/// AVX-512F and LT_JIT_AVX512_MATH is not 0. Full-tier kernels then define
+/// the math functions in their own module and inline them after vectorising.
+bool avx512_math();
 
 /// Compile tiers (docs/cpu-jit.md, "Tiers"). A kernel with transcendentals
 /// compiles first at Quick: it calls the process's math functions (scalar,

@@ -15,9 +15,17 @@
 //          Taylor sin/cos on |r| <= pi/4, quadrant by n mod 4 (the low bits
 //          of n + 1.5 * 2^52). float32: reduced in double, polynomials in
 //          float32. Accurate for |x| < 1e9.
-//   erf    float32: rational x P(x^2)/Q(x^2) on [-4, 4] (one division).
+//   erf    float32: rational x P(x^2)/Q(x^2) on [-4, 4] (one division);
+//          on AVX-512 hosts a degree-5 polynomial per interval of 1/8 on
+//          [0, 4), its coefficients picked by vpermi2ps from 32-entry tables.
 //          float64: |x| < 2.5: (2/sqrt(pi)) x e^{-x^2} sum (2x^2)^k / (2k+1)!! (all terms
 //          positive: no cancellation); |x| >= 2.5: 1 - erfc by continued fraction.
+// AVX-512 hosts (avx512_math()): exp scales by 2^n with vscalefps/pd (one
+// instruction for the integer split, shifts and two multiplies below; the
+// same correctly rounded p 2^n, so the same values), and float32 erf uses the
+// table form above. Vectors narrower than 512 bits are widened to 512 for
+// these forms, scalars use the same formulas, so every width gives the same
+// values. LT_JIT_AVX512_MATH=0 turns them off (part of target_id()).
 // Measured maximum relative errors against the double reference are listed in
 // docs/cpu-jit.md and enforced by test/cpp/test_cpu_math.cpp.
 #include <cmath>
@@ -26,6 +34,8 @@
 #include "jit/cpu/codegen.h"
 #include "ir/error.h"
 #include "llvm/IR/Intrinsics.h"
+#include "llvm/IR/IntrinsicsX86.h"
+#include "jit/cpu/jit.h"
 
 namespace lt::cpu {
 namespace {
@@ -37,6 +47,9 @@ struct Math {
   llvm::Type* t;       // the value type (scalar or vector)
   llvm::Type* scalar;  // float or double
   bool f64;
+  bool x512 = false;  // AVX-512 forms: t is a 512-bit vector or a scalar (avx512_math())
+
+  bool vec512() const { return x512 && t->isVectorTy(); }
 
   Value* c(double v) { return llvm::ConstantFP::get(t, v); }
   Value* fma(Value* x, Value* y, Value* z) { return b.CreateIntrinsic(llvm::Intrinsic::fma, {t}, {x, y, z}); }
@@ -107,6 +120,11 @@ struct Math {
       // fewer than the degree-7 Taylor polynomial it replaces.
       p = poly(r, {1.0, 1.0, 0.499992317889802, 0.16667114538510353, 0.041890113696288755, 0.008312518894552378});
     }
+    // vscalef: p 2^n rounded once, inf past the range, NaN kept (n, p NaN).
+    if (vec512())
+      return b.CreateIntrinsic(f64 ? llvm::Intrinsic::x86_avx512_mask_scalef_pd_512
+                                   : llvm::Intrinsic::x86_avx512_mask_scalef_ps_512,
+                               {}, {p, n, p, llvm::Constant::getAllOnesValue(b.getIntNTy(f64 ? 8 : 16)), b.getInt32(4)});
     // 2^n = 2^n1 * 2^n2 with n1 = n >> 1 (arithmetic), n2 = n - n1: both
     // halves stay in the normal exponent range, so subnormal results round
     // once (in the last multiply) and overflow gives inf; integer halving
@@ -194,8 +212,57 @@ struct Math {
     return clamp(b.CreateFDiv(p, q), -1.0, 1.0);
   }
 
+  // float32 on AVX-512 hosts: i = floor(8|x|) (|x| clamped to 3.99, where
+  // erf rounds to 1), t = 8|x| - i in [0, 1), erf = sign(x) p_i(t) with a
+  // degree-5 p_i per interval (p_0(0) = 0: relative error near 0); the 6
+  // coefficients of interval i come from 32-entry tables by vpermi2ps (two
+  // 16-float halves and the low 5 bits of i), or by a load for scalars.
+  // Coefficients from tools/erf_table_study.py; measured error in docs/cpu-jit.md.
+  static constexpr int kErfDegree = 5;
+  Value* erf_f32_table(Value* x) {
+    static const float table[kErfDegree + 1][32] = {
+        {0.0f, 0.140316203f, 0.276326388f, 0.404116899f, 0.520499885f, 0.623240888f, 0.711155653f, 0.784075081f, 0.842700779f, 0.888388216f, 0.92290014f, 0.948170066f, 0.966105163f, 0.978443742f, 0.986671686f, 0.99199003f, 0.995322287f, 0.997345984f, 0.998537302f, 0.999217033f, 0.999593019f, 0.999794602f, 0.999899387f, 0.999952137f, 0.999977887f, 0.999990106f, 0.999995708f, 0.999998212f, 0.999999285f, 0.999999702f, 0.999999881f, 0.99999994f},
+        {0.141047388f, 0.138860688f, 0.132501796f, 0.122544289f, 0.109847687f, 0.095437333f, 0.0803660378f, 0.0655927733f, 0.0518886745f, 0.0397845134f, 0.029564932f, 0.0212950949f, 0.0148659963f, 0.0100588836f, 0.00659661321f, 0.00419371668f, 0.00258298684f, 0.0015423689f, 0.000892464013f, 0.00050130632f, 0.000272783916f, 0.00014386687f, 7.31221007e-05f, 3.64129992e-05f, 1.780598e-05f, 8.05344098e-06f, 3.4518439e-06f, 1.11902955e-06f, 1.87737655e-07f, 3.27433781e-07f, 2.06101106e-07f, 3.41526743e-07f},
+        {9.31218054e-08f, -0.00216984516f, -0.00414080033f, -0.00574523816f, -0.0068647177f, -0.00745543372f, -0.00753246807f, -0.00717233028f, -0.00648732949f, -0.00559611013f, -0.00461845892f, -0.00366074825f, -0.00278589455f, -0.0020424563f, -0.00144167745f, -0.000985394348f, -0.000643781968f, -0.000408505788f, -0.000249356846f, -0.000151323678f, -8.77449129e-05f, -4.91188512e-05f, -2.43235827e-05f, -1.37538755e-05f, -8.65658785e-06f, -2.94100573e-06f, -4.32701256e-07f, 1.86032275e-06f, 2.3027917e-06f, -3.94486619e-07f, -5.6315514e-07f, -1.61529761e-06f},
+        {-0.000734959787f, -0.000700359698f, -0.000603714725f, -0.000456640322f, -0.000287962001f, -0.00011024221f, 4.79952068e-05f, 0.000177144626f, 0.000273152284f, 0.000320615218f, 0.000324820634f, 0.000310057425f, 0.000267597992f, 0.000222568764f, 0.000172983666f, 0.000137594645f, 8.9545465e-05f, 6.17113619e-05f, 3.85061285e-05f, 3.27606867e-05f, 2.22754716e-05f, 1.41305081e-05f, 3.43416286e-06f, 4.54309748e-06f, 6.32920865e-06f, 2.82877068e-07f, -1.97940994e-06f, -5.51756602e-06f, -5.76250977e-06f, 6.41498332e-07f, 1.16627155e-06f, 3.59407863e-06f},
+        {4.77445781e-07f, 1.66520931e-05f, 3.11336298e-05f, 3.88410372e-05f, 4.69048609e-05f, 4.48238352e-05f, 4.12732479e-05f, 3.18342754e-05f, 1.39359199e-05f, 3.39076132e-06f, 7.62870854e-07f, -9.16395129e-06f, -7.59241175e-06f, -1.04852616e-05f, -8.68278948e-06f, -1.62092947e-05f, -3.76697517e-06f, -3.60753347e-06f, -7.16322461e-07f, -9.13045278e-06f, -8.05505715e-06f, -5.88767762e-06f, 1.17058016e-06f, -2.06157461e-06f, -5.03849697e-06f, 3.64567455e-07f, 2.29293892e-06f, 5.66377685e-06f, 5.82824168e-06f, -6.12365739e-07f, -1.15384762e-06f, -3.58861234e-06f},
+        {3.20439312e-06f, 3.05280605e-06f, 2.10744543e-06f, 1.73029355e-06f, -9.16418855e-07f, -1.73628121e-06f, -3.4335435e-06f, -3.71380042e-06f, -9.78709863e-07f, -4.95005736e-07f, -2.12621512e-06f, -1.58432769e-07f, -1.54007739e-06f, -5.82852465e-07f, -8.67664767e-07f, 2.53215444e-06f, -1.30346859e-06f, -6.69715348e-07f, -1.14028182e-06f, 2.40644863e-06f, 2.35010202e-06f, 1.78847347e-06f, -6.46994124e-07f, 6.32666683e-07f, 1.7802754e-06f, -1.68678781e-07f, -8.5828367e-07f, -2.08502547e-06f, -2.14076567e-06f, 2.22694752e-07f, 4.22235189e-07f, 1.31532795e-06f},
+    };
+    Value* ax = un(llvm::Intrinsic::fabs, x);
+    ax = b.CreateSelect(b.CreateFCmpOGT(ax, c(3.99)), c(3.99), ax);  // NaN kept
+    Value* y = b.CreateFMul(ax, c(8.0));
+    Value* fl = un(llvm::Intrinsic::floor, y);
+    Value* tt = b.CreateFSub(y, fl);  // exact
+    Value* idx = b.CreateBitCast(b.CreateFAdd(fl, c(std::ldexp(1.5, 23))), int_type());  // low bits: i
+    llvm::Module& mod = *b.GetInsertBlock()->getModule();
+    auto coef = [&](int k) -> Value* {
+      if (vec512()) {
+        std::vector<llvm::Constant*> lo, hi;
+        for (int i = 0; i < 16; ++i)
+          lo.push_back(llvm::ConstantFP::get(scalar, table[k][i])), hi.push_back(llvm::ConstantFP::get(scalar, table[k][16 + i]));
+        return b.CreateIntrinsic(llvm::Intrinsic::x86_avx512_vpermi2var_ps_512, {},
+                                 {llvm::ConstantVector::get(lo), idx, llvm::ConstantVector::get(hi)});
+      }
+      auto* at = llvm::ArrayType::get(scalar, (kErfDegree + 1) * 32);
+      auto* g = llvm::cast<llvm::GlobalVariable>(mod.getOrInsertGlobal("lt_erf_f32_table", at));
+      if (!g->hasInitializer()) {
+        std::vector<llvm::Constant*> all;
+        for (const auto& row : table)
+          for (float v : row) all.push_back(llvm::ConstantFP::get(scalar, v));
+        g->setInitializer(llvm::ConstantArray::get(at, all));
+        g->setConstant(true);
+        g->setLinkage(llvm::GlobalValue::PrivateLinkage);
+      }
+      Value* i = b.CreateAdd(b.CreateAnd(idx, ic(31)), ic(32 * k));
+      return b.CreateLoad(scalar, b.CreateInBoundsGEP(at, g, {b.getInt64(0), b.CreateZExt(i, b.getInt64Ty())}));
+    };
+    Value* p = coef(kErfDegree);
+    for (int k = kErfDegree - 1; k >= 0; --k) p = fma(p, tt, coef(k));
+    return bin(llvm::Intrinsic::copysign, p, x);
+  }
+
   Value* erf(Value* x) {
-    if (!f64) return erf_f32(x);
+    if (!f64) return x512 ? erf_f32_table(x) : erf_f32(x);
     Value* ax = un(llvm::Intrinsic::fabs, x);
     Value* x2 = b.CreateFMul(ax, ax);
     Value* e = exp(b.CreateFNeg(x2));
@@ -259,7 +326,28 @@ Value* emit_transcendental(llvm::IRBuilder<>& b, Op op, Value* x) {
   llvm::Type* t = x->getType();
   llvm::Type* st = t->getScalarType();
   if (!st->isFloatTy() && !st->isDoubleTy()) return nullptr;
-  Math m{b, t, st, st->isDoubleTy()};
+  bool x512 = avx512_math();
+  if (auto* vt = llvm::dyn_cast<llvm::FixedVectorType>(t); vt && x512) {
+    // The AVX-512 forms work on 512-bit vectors: a narrower one is widened
+    // (its upper lanes poison, dropped again), a wider one split in halves.
+    int lanes = static_cast<int>(vt->getNumElements()), full = 512 / static_cast<int>(st->getPrimitiveSizeInBits());
+    auto seq = [](int from, int n, int len) {
+      std::vector<int> v(len, -1);
+      for (int i = 0; i < n; ++i) v[i] = from + i;
+      return v;
+    };
+    if (lanes < full) {
+      Value* wide = b.CreateShuffleVector(x, llvm::PoisonValue::get(vt), seq(0, lanes, full));
+      Value* y = emit_transcendental(b, op, wide);
+      return y ? b.CreateShuffleVector(y, llvm::PoisonValue::get(y->getType()), seq(0, lanes, lanes)) : nullptr;
+    }
+    if (lanes > full) {
+      Value* lo = emit_transcendental(b, op, b.CreateShuffleVector(x, seq(0, lanes / 2, lanes / 2)));
+      Value* hi = emit_transcendental(b, op, b.CreateShuffleVector(x, seq(lanes / 2, lanes / 2, lanes / 2)));
+      return lo && hi ? b.CreateShuffleVector(lo, hi, seq(0, lanes, lanes)) : nullptr;
+    }
+  }
+  Math m{b, t, st, st->isDoubleTy(), x512};
   switch (op) {
     case Op::Exp: return m.exp(x);
     case Op::Log: return m.log(x);
@@ -328,25 +416,48 @@ bool parse_math_function_name(const std::string& name, Op* op, bool* f64) {
   return false;
 }
 
-Value* emit_math_call(llvm::IRBuilder<>& b, Op op, Value* x) {
+namespace {
+// Defines `f` (declared: the scalar math function or one of its variants)
+// with emit_transcendental's body.
+void define_math_body(llvm::Function* f, Op op) {
+  f->setDoesNotAccessMemory();
+  f->setDoesNotThrow();
+  f->setWillReturn();
+  llvm::IRBuilder<> b(llvm::BasicBlock::Create(f->getContext(), "entry", f));
+  b.CreateRet(emit_transcendental(b, op, f->getArg(0)));
+}
+}  // namespace
+
+Value* emit_math_call(llvm::IRBuilder<>& b, Op op, Value* x, bool define_here) {
   llvm::Type* st = x->getType();
   if (!st->isFloatTy() && !st->isDoubleTy()) return nullptr;
   bool f64 = st->isDoubleTy();
   std::string name = math_function_name(op, f64);
   if (name.empty()) return nullptr;
   llvm::Module& m = *b.GetInsertBlock()->getModule();
-  llvm::FunctionCallee fn = m.getOrInsertFunction(name, llvm::FunctionType::get(st, {st}, false));
-  auto* f = llvm::cast<llvm::Function>(fn.getCallee());
-  f->setDoesNotAccessMemory();
-  f->setDoesNotThrow();
-  f->setWillReturn();
   std::string abi;
+  std::vector<llvm::Function*> fns;
+  fns.push_back(llvm::cast<llvm::Function>(m.getOrInsertFunction(name, llvm::FunctionType::get(st, {st}, false)).getCallee()));
   for (int l : math_lanes(f64)) {
     llvm::Type* vt = llvm::FixedVectorType::get(st, l);
-    m.getOrInsertFunction(cat(name, "_n", l), llvm::FunctionType::get(vt, {vt}, false));
+    fns.push_back(llvm::cast<llvm::Function>(
+        m.getOrInsertFunction(cat(name, "_n", l), llvm::FunctionType::get(vt, {vt}, false)).getCallee()));
     abi += cat(abi.empty() ? "" : ",", "_ZGV_LLVM_N", l, "v_", name, "(", name, "_n", l, ")");
   }
-  llvm::CallInst* call = b.CreateCall(fn, {x});
+  for (llvm::Function* f : fns) {
+    if (!f->isDeclaration()) continue;
+    f->setDoesNotAccessMemory();
+    f->setDoesNotThrow();
+    f->setWillReturn();
+    if (!define_here) continue;
+    // Full tier: defined here, kept out of line until the loop vectoriser
+    // has chosen the variants, then inlined (kLateInline, compiler.cpp).
+    f->setLinkage(llvm::GlobalValue::InternalLinkage);
+    f->addFnAttr(llvm::Attribute::NoInline);
+    f->addFnAttr(kLateInline);
+    define_math_body(f, op);
+  }
+  llvm::CallInst* call = b.CreateCall(fns[0], {x});
   call->addFnAttr(llvm::Attribute::get(b.getContext(), "vector-function-abi-variant", abi));
   return call;
 }
@@ -359,14 +470,8 @@ void generate_math_function(llvm::Module& m, const std::string& name) {
   llvm::Type* st = f64 ? llvm::Type::getDoubleTy(ctx) : llvm::Type::getFloatTy(ctx);
   std::vector<std::pair<std::string, llvm::Type*>> fns = {{name, st}};
   for (int l : math_lanes(f64)) fns.emplace_back(cat(name, "_n", l), llvm::FixedVectorType::get(st, l));
-  for (const auto& [fname, ty] : fns) {
-    auto* f = llvm::Function::Create(llvm::FunctionType::get(ty, {ty}, false), llvm::Function::ExternalLinkage, fname, m);
-    f->setDoesNotAccessMemory();
-    f->setDoesNotThrow();
-    f->setWillReturn();
-    llvm::IRBuilder<> b(llvm::BasicBlock::Create(ctx, "entry", f));
-    b.CreateRet(emit_transcendental(b, op, f->getArg(0)));
-  }
+  for (const auto& [fname, ty] : fns)
+    define_math_body(llvm::Function::Create(llvm::FunctionType::get(ty, {ty}, false), llvm::Function::ExternalLinkage, fname, m), op);
 }
 
 }  // namespace lt::cpu

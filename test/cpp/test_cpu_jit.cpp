@@ -228,9 +228,11 @@ BOOST_AUTO_TEST_CASE(values_stashed_between_row_phases_match_reference) {
 // and reloaded by every later one: layer_norm(gelu(x)) evaluates erf in its
 // mean phase only (it did in the mean and the variance phases). Counted in
 // the kernel's IR before optimisation (vectorisation copies bodies): erf's
-// float32 polynomial has a coefficient nothing else uses.
+// float32 polynomial has a coefficient nothing else uses; with the AVX-512
+// forms (cpu::avx512_math()) the kernel calls erf's math function instead.
 BOOST_AUTO_TEST_CASE(a_value_every_phase_needs_is_computed_once_per_element) {
-  const std::string kErfCoefficient = "0xBDF2BBE160000000";  // -2.72614225801306e-10 as float
+  const std::string kErfCoefficient =
+      cpu::avx512_math() ? "call float @lt_m_erf_f32(" : "0xBDF2BBE160000000";  // -2.72614225801306e-10 as float
   for (Shape s : {Shape{6, 77}, Shape{3, 1000}}) {
     NodePtr x = random_input(DType::Float32, s, -3, 3, 111);
     NodePtr y = ops::layer_norm(ops::gelu(x), {s.back()}, nullptr, nullptr);
@@ -263,6 +265,43 @@ BOOST_AUTO_TEST_CASE(trig_and_double_exp_kernels_convert_no_float_to_int) {
       std::string ir = cpu::kernel_llvm_ir(plan.kernels[0], /*optimized=*/true);
       BOOST_TEST(ir.find("fptosi") == std::string::npos, dtype_name(d) << ": a float-to-int conversion is left");
     }
+}
+
+// AVX-512 hosts (cpu::avx512_math()): a full-tier kernel defines the math
+// functions in its own module, the vectoriser calls their 512-bit variants,
+// and they are inlined afterwards, so the kernel holds vscalef (exp) and
+// vpermi2ps (float32 erf) and no call. The widths the vectoriser may pick
+// for mixed float32/float64 kernels (16 or 8 lanes; narrower variants widen
+// to 512 bits) and scalar remainders all match the reference. Other hosts:
+// none of it.
+BOOST_AUTO_TEST_CASE(avx512_math_is_inlined_into_full_tier_kernels) {
+  struct Case {
+    DType d;
+    NodePtr (*f)(const NodePtr&);
+    const char* marker;
+  };
+  for (Case c : {Case{DType::Float32, ops::exp, "llvm.x86.avx512.mask.scalef.ps.512"},
+                 Case{DType::Float64, ops::exp, "llvm.x86.avx512.mask.scalef.pd.512"},
+                 Case{DType::Float32, ops::erf, "llvm.x86.avx512.vpermi2var.ps.512"},
+                 Case{DType::Float32, ops::sigmoid, "llvm.x86.avx512.mask.scalef.ps.512"}}) {
+    NodePtr x = random_input(c.d, {4099}, -9, 9, 133);
+    NodePtr y = c.f(x);
+    BOOST_TEST(check_against_reference({y}) == 1u);
+    Plan plan = schedule(capture_trace({y}).trace, fusion_policy("default"));
+    BOOST_TEST_REQUIRE(plan.kernels.size() == 1u);
+    std::string ir = cpu::kernel_llvm_ir(plan.kernels[0], /*optimized=*/true, cpu::Tier::Full);
+    BOOST_TEST(ir.find("@lt_m_") == std::string::npos, "a math function is left in the full-tier kernel");
+    BOOST_TEST((ir.find(c.marker) != std::string::npos) == cpu::avx512_math(), c.marker << " in the kernel: " << !cpu::avx512_math());
+  }
+  // float32 erf and exp in one kernel with float64 work: other vector widths.
+  NodePtr f = random_input(DType::Float32, {1027}, -5, 5, 134);
+  NodePtr g = random_input(DType::Float64, {1027}, -5, 5, 135);
+  NodePtr mixed = ops::add(ops::add(ops::erf(f), ops::exp(f)), ops::cast(ops::exp(g), DType::Float32));
+  BOOST_TEST(check_against_reference({mixed}) == 1u);
+  Plan plan = schedule(capture_trace({mixed}).trace, fusion_policy("default"));
+  BOOST_TEST_REQUIRE(plan.kernels.size() == 1u);
+  std::string ir = cpu::kernel_llvm_ir(plan.kernels[0], /*optimized=*/true, cpu::Tier::Full);
+  BOOST_TEST(ir.find("@lt_m_") == std::string::npos, "a math function is left in the mixed kernel");
 }
 
 // Flat elementwise kernels run blocks of cpu::kTailBlock elements, the last
