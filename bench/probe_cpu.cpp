@@ -1,7 +1,7 @@
 // bench/probe_cpu.cpp — runs one benchmark workload a few times (for LT_DEBUG=2/4
 // inspection of its kernels while tuning the JIT).
 //   probe_cpu chain10|gelu_expr|sum|softmax|layer_norm [repeat]
-//   probe_cpu gelu_1m|erf_1m|exp_1m|sigmoid_1m|sin_4m|... [repeat]   (in-cache sizes, see main)
+//   probe_cpu gelu_1m|erf_1m|exp_1m|log_1m|sigmoid_1m|sin_4m|... [repeat]   (in-cache sizes, see main)
 //   probe_cpu hitsync [repeat]   the bench's (d): record + cache-hit sync of a
 //                                100-op trace on [32], median us (for perf record)
 #include <time.h>
@@ -135,9 +135,9 @@ int main(int argc, char** argv) {
     } else if (w == "gelu_1m") {  // not streaming: 1M + 3 elements
       static Tensor x1 = [] { Tensor t = randn({(1 << 20) + 3}, 8); lt::sync(t); return t; }();
       y = gelu(x1 * 1.5 + 0.25) * sigmoid(x1) + 0.5 * x1;
-    } else if (w == "erf_1m" || w == "exp_1m" || w == "sigmoid_1m") {  // one function on 1M + 3 cached floats
+    } else if (w == "erf_1m" || w == "exp_1m" || w == "sigmoid_1m" || w == "log_1m") {  // one function on 1M + 3 cached floats
       static Tensor x1 = [] { Tensor t = randn({(1 << 20) + 3}, 8); lt::sync(t); return t; }();
-      y = w == "erf_1m" ? erf(x1 * 1.5) : w == "exp_1m" ? exp(x1 * 1.5) : sigmoid(x1);
+      y = w == "erf_1m" ? erf(x1 * 1.5) : w == "exp_1m" ? exp(x1 * 1.5) : w == "log_1m" ? log(x1 * x1) : sigmoid(x1);
     } else if (w == "randn_77k") {
       y = randn({1001, 77}, 12);
     } else if (w == "sin_4m") {  // not streaming (16 MiB out)

@@ -598,13 +598,12 @@ Value* Codegen::gen_compute(const KOp& o) {
     case Op::Sin:
     case Op::Cos: {
       // Calls whose vector variants the vectoriser picks: external ones at
-      // the quick tier; at the full tier on AVX-512 hosts, defined in this
-      // module and inlined after vectorising, since their vector bodies use
-      // AVX-512 instructions a vectorised scalar body cannot become (math.cpp).
-      Value* v = nullptr;
-      if ((math_calls_ || avx512_math()) && !a->getType()->isVectorTy())
-        v = emit_math_call(b_, o.op, a, /*define_here=*/!math_calls_);
-      if (!v) v = emit_transcendental(b_, o.op, a);
+      // the quick tier; at the full tier defined in this module and inlined
+      // after vectorising (compiler.cpp, inline_late), since their vector
+      // bodies hold what a vectorised scalar body cannot: AVX-512
+      // instructions, and the branch to libm for sin/cos of large arguments
+      // (math.cpp).
+      Value* v = emit_math_call(b_, o.op, a, /*define_here=*/!math_calls_);
       if (!v) fail(ErrorKind::NotImplemented, "cpu codegen: ", op_name(o.op));
       return v;
     }

@@ -2,6 +2,8 @@
 #pragma once
 
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "llvm/IR/IRBuilder.h"
 #include "llvm/IR/Module.h"
@@ -26,6 +28,9 @@ llvm::Value* emit_transcendental(llvm::IRBuilder<>& b, Op op, llvm::Value* x);
 llvm::Value* emit_math_call(llvm::IRBuilder<>& b, Op op, llvm::Value* x, bool define_here = false);
 /// Function attribute of the math functions defined in a kernel's module.
 inline constexpr const char* kLateInline = "lt-inline-late";
+/// Functions math bodies call (lt_rt_sin/cos: libm for sin/cos of large
+/// arguments), for the JIT to define by address.
+std::vector<std::pair<std::string, void*>> math_runtime_symbols();
 /// "lt_m_<op>_<f32|f64>"; false when `op` is not one of them.
 std::string math_function_name(Op op, bool f64);
 bool parse_math_function_name(const std::string& name, Op* op, bool* f64);

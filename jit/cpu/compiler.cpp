@@ -149,7 +149,9 @@ struct Jit {
     // process search above cannot see them when the library was dlopen'ed
     // RTLD_LOCAL (as Python loads extensions).
     llvm::orc::SymbolMap runtime;
-    for (const auto& [name, address] : random_runtime_symbols())
+    std::vector<std::pair<std::string, void*>> symbols = random_runtime_symbols();
+    for (auto& sym : math_runtime_symbols()) symbols.push_back(sym);
+    for (const auto& [name, address] : symbols)
       runtime[lljit->mangleAndIntern(name)] = {llvm::orc::ExecutorAddr::fromPtr(address),
                                                llvm::JITSymbolFlags::Exported | llvm::JITSymbolFlags::Callable};
     if (auto e = lljit->getMainJITDylib().define(llvm::orc::absoluteSymbols(std::move(runtime))))

@@ -90,8 +90,9 @@ const std::string& target_id();
 
 /// Whether transcendentals use their AVX-512 forms (exp by vscalef, float32
 /// erf by a vpermi2ps table; docs/cpu-jit.md "AVX-512 math"): the host has
-/// AVX-512F and LT_JIT_AVX512_MATH is not 0. Full-tier kernels then define
-/// the math functions in their own module and inline them after vectorising.
+/// AVX-512F and LT_JIT_AVX512_MATH is not 0. (Full-tier kernels define the
+/// math functions in their own module and inline them after vectorising,
+/// on every host.)
 bool avx512_math();
 
 /// Compile tiers (docs/cpu-jit.md, "Tiers"). A kernel with transcendentals

@@ -14,17 +14,19 @@
 //   sin/cos  n = round(x 2/pi), r = x - n pi/2 (two-part pi/2 with FMA),
 //          Taylor sin/cos on |r| <= pi/4, quadrant by n mod 4 (the low bits
 //          of n + 1.5 * 2^52). float32: reduced in double, polynomials in
-//          float32. Accurate for |x| < 1e9.
+//          float32. |x| >= 2^28 (and inf): libm in double, through a branch
+//          around the vector path (trig_large_arguments).
 //   erf    float32: rational x P(x^2)/Q(x^2) on [-4, 4] (one division);
 //          on AVX-512 hosts a degree-5 polynomial per interval of 1/8 on
 //          [0, 4), its coefficients picked by vpermi2ps from 32-entry tables.
 //          float64: |x| < 2.5: (2/sqrt(pi)) x e^{-x^2} sum (2x^2)^k / (2k+1)!! (all terms
 //          positive: no cancellation); |x| >= 2.5: 1 - erfc by continued fraction.
-// AVX-512 hosts (avx512_math()): exp scales by 2^n with vscalefps/pd (one
-// instruction for the integer split, shifts and two multiplies below; the
-// same correctly rounded p 2^n, so the same values), and float32 erf uses the
-// table form above. Vectors narrower than 512 bits are widened to 512 for
-// these forms, scalars use the same formulas, so every width gives the same
+// AVX-512 hosts (avx512_math()): log splits x = 2^e m by vgetmant/vgetexp
+// (m in [0.75, 1.5)), exp scales by 2^n with vscalefps/pd (one instruction
+// for the integer split, shifts and two multiplies below; the same correctly
+// rounded p 2^n), and float32 erf uses the table form above. These forms
+// work on 512-bit vectors: narrower vectors are widened, and scalars of
+// exp, log and erf run on one lane of one, so every width gives the same
 // values. LT_JIT_AVX512_MATH=0 turns them off (part of target_id()).
 // Measured maximum relative errors against the double reference are listed in
 // docs/cpu-jit.md and enforced by test/cpp/test_cpu_math.cpp.
@@ -35,6 +37,7 @@
 #include "ir/error.h"
 #include "llvm/IR/Intrinsics.h"
 #include "llvm/IR/IntrinsicsX86.h"
+#include "llvm/IR/MDBuilder.h"
 #include "jit/cpu/jit.h"
 
 namespace lt::cpu {
@@ -138,19 +141,39 @@ struct Math {
   }
 
   Value* log(Value* x) {
-    int mbits = f64 ? 52 : 23, bias = f64 ? 1023 : 127;
-    double min_normal = f64 ? 2.2250738585072014e-308 : 1.17549435e-38;
-    Value* tiny = b.CreateFCmpOLT(x, c(min_normal));
-    Value* xs = b.CreateSelect(tiny, b.CreateFMul(x, c(f64 ? 4503599627370496.0 : 8388608.0)), x);
-    Value* eadj = b.CreateSelect(tiny, c(f64 ? -52.0 : -23.0), c(0.0));
-    Value* bits = b.CreateBitCast(xs, int_type());
-    Value* e = b.CreateSub(b.CreateLShr(bits, ic(mbits)), ic(bias));
-    Value* mant = b.CreateOr(b.CreateAnd(bits, ic((int64_t{1} << mbits) - 1)), ic(int64_t{bias} << mbits));
-    Value* m = b.CreateBitCast(mant, t);
-    Value* big = b.CreateFCmpOGT(m, c(1.4142135623730951));
-    m = b.CreateSelect(big, b.CreateFMul(m, c(0.5)), m);
-    Value* ef = b.CreateFAdd(b.CreateSIToFP(e, t), b.CreateSelect(big, c(1.0), c(0.0)));
-    ef = b.CreateFAdd(ef, eadj);
+    // x = 2^e m with m in [sqrt(1/2), sqrt(2)), or in [0.75, 1.5) for the
+    // AVX-512 form: vgetmant gives that m (subnormals included) and e =
+    // getexp(x) - getexp(m), since getexp(m) is -1 below 1 and 0 above.
+    Value* m;
+    Value* ef;
+    if (vec512()) {
+      llvm::Type* mask = b.getIntNTy(f64 ? 8 : 16);
+      Value* all = llvm::Constant::getAllOnesValue(mask);
+      auto getexp = [&](Value* v) {
+        return b.CreateIntrinsic(f64 ? llvm::Intrinsic::x86_avx512_mask_getexp_pd_512
+                                     : llvm::Intrinsic::x86_avx512_mask_getexp_ps_512,
+                                 {}, {v, v, all, b.getInt32(4)});
+      };
+      // imm 3: interval [0.75, 1.5), sign of the source (negative x is NaN below).
+      m = b.CreateIntrinsic(f64 ? llvm::Intrinsic::x86_avx512_mask_getmant_pd_512
+                                : llvm::Intrinsic::x86_avx512_mask_getmant_ps_512,
+                            {}, {x, b.getInt32(3), x, all, b.getInt32(4)});
+      ef = b.CreateFSub(getexp(x), getexp(m));
+    } else {
+      int mbits = f64 ? 52 : 23, bias = f64 ? 1023 : 127;
+      double min_normal = f64 ? 2.2250738585072014e-308 : 1.17549435e-38;
+      Value* tiny = b.CreateFCmpOLT(x, c(min_normal));
+      Value* xs = b.CreateSelect(tiny, b.CreateFMul(x, c(f64 ? 4503599627370496.0 : 8388608.0)), x);
+      Value* eadj = b.CreateSelect(tiny, c(f64 ? -52.0 : -23.0), c(0.0));
+      Value* bits = b.CreateBitCast(xs, int_type());
+      Value* e = b.CreateSub(b.CreateLShr(bits, ic(mbits)), ic(bias));
+      Value* mant = b.CreateOr(b.CreateAnd(bits, ic((int64_t{1} << mbits) - 1)), ic(int64_t{bias} << mbits));
+      m = b.CreateBitCast(mant, t);
+      Value* big = b.CreateFCmpOGT(m, c(1.4142135623730951));
+      m = b.CreateSelect(big, b.CreateFMul(m, c(0.5)), m);
+      ef = b.CreateFAdd(b.CreateSIToFP(e, t), b.CreateSelect(big, c(1.0), c(0.0)));
+      ef = b.CreateFAdd(ef, eadj);
+    }
     Value* fm = b.CreateFSub(m, c(1.0));
     Value* s = b.CreateFDiv(fm, b.CreateFAdd(fm, c(2.0)));
     Value* z = b.CreateFMul(s, s);
@@ -207,16 +230,18 @@ struct Math {
                                   -2.13374055278905e-04, -1.45660718464996e-05};
     Value* xc = clamp(x, -4.0, 4.0);  // NaN flows through the arithmetic to the result
     Value* x2 = b.CreateFMul(xc, xc);
-    Value* p = b.CreateFMul(xc, poly(x2, std::vector<double>(alpha, alpha + 7)));
+    // x (P / Q), not (x P) / Q: for subnormal x the product x P would lose
+    // bits before the division (25 subnormal ulps at 1e-40).
+    Value* p = poly(x2, std::vector<double>(alpha, alpha + 7));
     Value* q = poly(x2, std::vector<double>(beta, beta + 5));
-    return clamp(b.CreateFDiv(p, q), -1.0, 1.0);
+    return clamp(b.CreateFMul(xc, b.CreateFDiv(p, q)), -1.0, 1.0);
   }
 
   // float32 on AVX-512 hosts: i = floor(8|x|) (|x| clamped to 3.99, where
   // erf rounds to 1), t = 8|x| - i in [0, 1), erf = sign(x) p_i(t) with a
   // degree-5 p_i per interval (p_0(0) = 0: relative error near 0); the 6
   // coefficients of interval i come from 32-entry tables by vpermi2ps (two
-  // 16-float halves and the low 5 bits of i), or by a load for scalars.
+  // 16-float halves and the low 5 bits of i).
   // Coefficients from tools/erf_table_study.py; measured error in docs/cpu-jit.md.
   static constexpr int kErfDegree = 5;
   Value* erf_f32_table(Value* x) {
@@ -234,27 +259,13 @@ struct Math {
     Value* fl = un(llvm::Intrinsic::floor, y);
     Value* tt = b.CreateFSub(y, fl);  // exact
     Value* idx = b.CreateBitCast(b.CreateFAdd(fl, c(std::ldexp(1.5, 23))), int_type());  // low bits: i
-    llvm::Module& mod = *b.GetInsertBlock()->getModule();
+    // Only 512-bit vectors get here (emit_transcendental widens the rest).
     auto coef = [&](int k) -> Value* {
-      if (vec512()) {
-        std::vector<llvm::Constant*> lo, hi;
-        for (int i = 0; i < 16; ++i)
-          lo.push_back(llvm::ConstantFP::get(scalar, table[k][i])), hi.push_back(llvm::ConstantFP::get(scalar, table[k][16 + i]));
-        return b.CreateIntrinsic(llvm::Intrinsic::x86_avx512_vpermi2var_ps_512, {},
-                                 {llvm::ConstantVector::get(lo), idx, llvm::ConstantVector::get(hi)});
-      }
-      auto* at = llvm::ArrayType::get(scalar, (kErfDegree + 1) * 32);
-      auto* g = llvm::cast<llvm::GlobalVariable>(mod.getOrInsertGlobal("lt_erf_f32_table", at));
-      if (!g->hasInitializer()) {
-        std::vector<llvm::Constant*> all;
-        for (const auto& row : table)
-          for (float v : row) all.push_back(llvm::ConstantFP::get(scalar, v));
-        g->setInitializer(llvm::ConstantArray::get(at, all));
-        g->setConstant(true);
-        g->setLinkage(llvm::GlobalValue::PrivateLinkage);
-      }
-      Value* i = b.CreateAdd(b.CreateAnd(idx, ic(31)), ic(32 * k));
-      return b.CreateLoad(scalar, b.CreateInBoundsGEP(at, g, {b.getInt64(0), b.CreateZExt(i, b.getInt64Ty())}));
+      std::vector<llvm::Constant*> lo, hi;
+      for (int i = 0; i < 16; ++i)
+        lo.push_back(llvm::ConstantFP::get(scalar, table[k][i])), hi.push_back(llvm::ConstantFP::get(scalar, table[k][16 + i]));
+      return b.CreateIntrinsic(llvm::Intrinsic::x86_avx512_vpermi2var_ps_512, {},
+                               {llvm::ConstantVector::get(lo), idx, llvm::ConstantVector::get(hi)});
     };
     Value* p = coef(kErfDegree);
     for (int k = kErfDegree - 1; k >= 0; --k) p = fma(p, tt, coef(k));
@@ -322,11 +333,108 @@ struct Math {
 
 }  // namespace
 
+namespace {
+// sin/cos of |x| >= kTrigReduceLimit: the two-part pi/2 reduction above is
+// no longer accurate (at 1e30 it gave inf, or 1e225 in float64), so those
+// elements are computed by libm in double, as the reference evaluator does.
+constexpr double kTrigReduceLimit = 1 << 28;
+double lt_rt_sin(double x) { return std::sin(x); }
+double lt_rt_cos(double x) { return std::cos(x); }
+
+// y (the polynomial result for x) with the elements whose |x| is at least
+// kTrigReduceLimit (or infinite) replaced by lt_rt_sin/cos. One compare and
+// mask test per vector, and a branch to a function that fixes those lanes.
+// That function is marked "no_caller_saved_registers" (it saves every
+// register it or libm touches), so the loop around the call keeps its
+// vectors and constants in registers: a plain call there made the register
+// allocator spill in the hot path (sin over 4M floats 2.4 -> 3.2 ms).
+// Emitted only inside a function (the math functions' bodies, which kernels
+// inline after vectorising).
+Value* trig_large_arguments(llvm::IRBuilder<>& b, Op op, Value* x, Value* y) {
+  llvm::Function* fn = b.GetInsertBlock()->getParent();
+  llvm::Module& m = *fn->getParent();
+  llvm::LLVMContext& ctx = b.getContext();
+  llvm::Type* t = x->getType();
+  llvm::Type* st = t->getScalarType();
+  auto* vt = llvm::dyn_cast<llvm::FixedVectorType>(t);
+  Value* huge = b.CreateFCmpOGE(b.CreateUnaryIntrinsic(llvm::Intrinsic::fabs, x), llvm::ConstantFP::get(t, kTrigReduceLimit));
+  Value* any = huge;
+  if (vt) {
+    llvm::Type* bits = b.getIntNTy(vt->getNumElements());
+    any = b.CreateICmpNE(b.CreateBitCast(huge, bits), llvm::ConstantInt::get(bits, 0));
+  }
+  // The fixing function, one per op, type and width in this module.
+  std::string name = cat("lt_trig_large_", op == Op::Sin ? "sin" : "cos", st->isDoubleTy() ? "_f64" : "_f32",
+                         vt ? cat("_n", vt->getNumElements()) : std::string());
+  llvm::Function* fix = m.getFunction(name);
+  if (!fix) {
+    fix = llvm::Function::Create(llvm::FunctionType::get(t, {t, t}, false), llvm::Function::InternalLinkage, name, m);
+    fix->addFnAttr("no_caller_saved_registers");
+    fix->addFnAttr(llvm::Attribute::NoInline);
+    fix->addFnAttr(llvm::Attribute::Cold);
+    fix->setDoesNotThrow();
+    llvm::IRBuilder<> fb(llvm::BasicBlock::Create(ctx, "entry", fix));
+    llvm::Type* dt = fb.getDoubleTy();
+    llvm::FunctionCallee rt =
+        m.getOrInsertFunction(op == Op::Sin ? "lt_rt_sin" : "lt_rt_cos", llvm::FunctionType::get(dt, {dt}, false));
+    if (auto* f = llvm::dyn_cast<llvm::Function>(rt.getCallee())) {
+      f->setDoesNotAccessMemory();
+      f->setDoesNotThrow();
+      f->setWillReturn();
+    }
+    Value* fx = fix->getArg(0);
+    Value* fy = fix->getArg(1);
+    auto libm = [&](Value* v) {
+      Value* r = fb.CreateCall(rt, {st->isDoubleTy() ? v : fb.CreateFPExt(v, dt)});
+      return st->isDoubleTy() ? r : fb.CreateFPTrunc(r, st);
+    };
+    Value* out = fy;
+    if (vt) {
+      Value* lim = llvm::ConstantFP::get(st, kTrigReduceLimit);
+      for (unsigned i = 0; i < vt->getNumElements(); ++i) {
+        Value* xi = fb.CreateExtractElement(fx, i);
+        Value* big = fb.CreateFCmpOGE(fb.CreateUnaryIntrinsic(llvm::Intrinsic::fabs, xi), lim);
+        out = fb.CreateInsertElement(out, fb.CreateSelect(big, libm(xi), fb.CreateExtractElement(fy, i)), i);
+      }
+    } else {
+      out = libm(fx);
+    }
+    fb.CreateRet(out);
+  }
+  llvm::BasicBlock* fast = b.GetInsertBlock();
+  llvm::BasicBlock* slow = llvm::BasicBlock::Create(ctx, "trig.large", fn);
+  llvm::BasicBlock* done = llvm::BasicBlock::Create(ctx, "trig.done", fn);
+  llvm::MDBuilder md(ctx);
+  b.CreateCondBr(any, slow, done, md.createBranchWeights(1, 1 << 20));
+  b.SetInsertPoint(slow);
+  Value* fixed = b.CreateCall(fix, {x, y});
+  b.CreateBr(done);
+  b.SetInsertPoint(done);
+  llvm::PHINode* phi = b.CreatePHI(t, 2);
+  phi->addIncoming(y, fast);
+  phi->addIncoming(fixed, slow);
+  return phi;
+}
+}  // namespace
+
+std::vector<std::pair<std::string, void*>> math_runtime_symbols() {
+  return {{"lt_rt_sin", reinterpret_cast<void*>(&lt_rt_sin)}, {"lt_rt_cos", reinterpret_cast<void*>(&lt_rt_cos)}};
+}
+
 Value* emit_transcendental(llvm::IRBuilder<>& b, Op op, Value* x) {
   llvm::Type* t = x->getType();
   llvm::Type* st = t->getScalarType();
   if (!st->isFloatTy() && !st->isDoubleTy()) return nullptr;
   bool x512 = avx512_math();
+  if (x512 && !t->isVectorTy() && (op == Op::Erf || op == Op::Exp || op == Op::Log)) {
+    // A scalar (the vectoriser's remainder, a loop it left scalar) runs the
+    // 512-bit form on one lane: the same values, and fewer operations than
+    // the scalar formulas (erf's 6 table loads and their index arithmetic;
+    // rows of 77 were 20% slower with them).
+    Value* wide = b.CreateInsertElement(llvm::PoisonValue::get(llvm::FixedVectorType::get(t, 512 / t->getPrimitiveSizeInBits())), x, uint64_t{0});
+    Value* y = emit_transcendental(b, op, wide);
+    return y ? b.CreateExtractElement(y, uint64_t{0}) : nullptr;
+  }
   if (auto* vt = llvm::dyn_cast<llvm::FixedVectorType>(t); vt && x512) {
     // The AVX-512 forms work on 512-bit vectors: a narrower one is widened
     // (its upper lanes poison, dropped again), a wider one split in halves.
@@ -358,7 +466,7 @@ Value* emit_transcendental(llvm::IRBuilder<>& b, Op op, Value* x) {
     case Op::Sin:
     case Op::Cos: {
       int shift = op == Op::Cos;
-      if (m.f64) return m.sincos(x, shift);
+      if (m.f64) return trig_large_arguments(b, op, x, m.sincos(x, shift));
       llvm::Type* dt = b.getDoubleTy();
       if (auto* vt = llvm::dyn_cast<llvm::VectorType>(t)) dt = llvm::VectorType::get(dt, vt->getElementCount());
       // float32: the argument is reduced in double (as accurate as the
@@ -366,7 +474,8 @@ Value* emit_transcendental(llvm::IRBuilder<>& b, Op op, Value* x) {
       // twice the lanes (session 6: the whole algorithm ran in double).
       Math mq{b, dt, b.getDoubleTy(), true};
       auto [n, r] = mq.reduce_half_pi(b.CreateFPExt(x, dt), shift);
-      return m.sincos_poly(b.CreateFPTrunc(r, t), mq.int_of_integral(n, /*low32=*/true), shift);
+      return trig_large_arguments(b, op, x,
+                                  m.sincos_poly(b.CreateFPTrunc(r, t), mq.int_of_integral(n, /*low32=*/true), shift));
     }
     default: return nullptr;
   }
