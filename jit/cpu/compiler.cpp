@@ -82,7 +82,8 @@ struct Jit {
   std::optional<llvm::orc::JITTargetMachineBuilder> builder;
   std::unique_ptr<llvm::orc::LLJIT> lljit;
   std::string target;
-  bool avx512_math = false;  // math.cpp's AVX-512 forms (LT_JIT_AVX512_MATH=0: off)
+  bool avx512_math = false;     // math.cpp's AVX-512 forms (LT_JIT_AVX512_MATH=0: off)
+  bool fold_row_tails = false;  // codegen.cpp's masked row remainders (LT_JIT_FOLD_ROW_TAILS=0: off)
   // One slot per loaded object, by entry symbol. `handle` is the object's
   // owner (KernelEntry::keep); whoever erases a slot removes its tracker.
   struct Slot {
@@ -127,11 +128,13 @@ struct Jit {
     builder = *jtmb;
     const char* math_env = std::getenv("LT_JIT_AVX512_MATH");
     std::string features(tm->getTargetFeatureString());
+    const char* fold_env = std::getenv("LT_JIT_FOLD_ROW_TAILS");
     bool has_avx512f = (features + ",").find("+avx512f,") != std::string::npos;
     avx512_math = has_avx512f && !(math_env && std::string(math_env) == "0");
+    fold_row_tails = has_avx512f && !(fold_env && std::string(fold_env) == "0");
     // Kernels' code depends on all of it: part of every disk-cache key.
     target = cat(std::string(tm->getTargetCPU()), ";", features, ";llvm-", LLVM_VERSION_STRING,
-                 avx512_math ? ";math=avx512" : "");
+                 avx512_math ? ";math=avx512" : "", fold_row_tails ? ";fold" : "");
     auto j = llvm::orc::LLJITBuilder().setJITTargetMachineBuilder(*jtmb).create();
     if (!j) fail(ErrorKind::Runtime, "cpu jit: ", llvm_error(j.takeError()));
     lljit = std::move(*j);
@@ -316,6 +319,8 @@ void optimize(llvm::Module& m) {
 const std::string& target_id() { return jit().target; }
 
 bool avx512_math() { return jit().avx512_math; }
+
+bool fold_row_tails() { return jit().fold_row_tails; }
 
 std::string kernel_symbol(const Kernel& kernel, Tier tier) {
   return cat("lt_k_", hash_hex(kernel.hash()), tier == Tier::Quick && kernel_has_quick_tier(kernel) ? "_q" : "");

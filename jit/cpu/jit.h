@@ -95,6 +95,11 @@ const std::string& target_id();
 /// on every host.)
 bool avx512_math();
 
+/// Whether short row loops fold their remainder into a masked vector
+/// iteration (`llvm.loop.vectorize.predicate.enable`): the host has AVX-512F
+/// (cheap masked loads and stores) and LT_JIT_FOLD_ROW_TAILS is not 0.
+bool fold_row_tails();
+
 /// Compile tiers (docs/cpu-jit.md, "Tiers"). A kernel with transcendentals
 /// compiles first at Quick: it calls the process's math functions (scalar,
 /// and vector variants the loop vectoriser picks) instead of inlining their

@@ -303,6 +303,33 @@ BOOST_AUTO_TEST_CASE(avx512_math_is_inlined_into_full_tier_kernels) {
   BOOST_TEST(ir.find("@lt_m_") == std::string::npos, "a math function is left in the mixed kernel");
 }
 
+// Short rows with transcendentals fold their remainder into one masked
+// vector iteration on AVX-512 hosts (cpu::fold_row_tails()); rows without
+// them keep the scalar remainder, which is cheaper there. Row lengths around
+// the vector width and the short-row limit all match the reference.
+BOOST_AUTO_TEST_CASE(short_rows_with_transcendentals_fold_their_remainder) {
+  for (int64_t inner : {1, 7, 15, 16, 17, 77, 255, 256, 257}) {
+    NodePtr x = random_input(DType::Float32, {9, inner}, -4, 4, 136);
+    NodePtr w = random_input(DType::Float32, {inner}, -1, 1, 137);
+    NodePtr sm = ops::softmax(x, -1);
+    NodePtr ln = ops::layer_norm(ops::gelu(x), {inner}, w, nullptr);
+    NodePtr plain = ops::layer_norm(x, {inner}, w, nullptr);
+    check_against_reference({sm});
+    check_against_reference({ln});
+    check_against_reference({plain});
+    if (inner != 77) continue;
+    auto masked = [](const NodePtr& y) {
+      Plan plan = schedule(capture_trace({y}).trace, fusion_policy("default"));
+      std::string ir;
+      for (const Kernel& k : plan.kernels) ir += cpu::kernel_llvm_ir(k, /*optimized=*/true, cpu::Tier::Full);
+      return ir.find("llvm.masked.load") != std::string::npos;
+    };
+    BOOST_TEST(masked(sm) == cpu::fold_row_tails());
+    BOOST_TEST(masked(ln) == cpu::fold_row_tails());
+    BOOST_TEST(!masked(plain));
+  }
+}
+
 // Flat elementwise kernels run blocks of cpu::kTailBlock elements, the last
 // block of a range overlapping the one before (no scalar remainder loop);
 // launch_kernel gives them ranges of whole blocks. Sizes around the block,
