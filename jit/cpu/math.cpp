@@ -38,6 +38,7 @@
 #include "llvm/IR/Intrinsics.h"
 #include "llvm/IR/IntrinsicsX86.h"
 #include "llvm/IR/MDBuilder.h"
+#include "llvm/Transforms/Utils/ModuleUtils.h"
 #include "jit/cpu/jit.h"
 
 namespace lt::cpu {
@@ -370,6 +371,10 @@ Value* trig_large_arguments(llvm::IRBuilder<>& b, Op op, Value* x, Value* y) {
   if (!fix) {
     fix = llvm::Function::Create(llvm::FunctionType::get(t, {t, t}, false), llvm::Function::InternalLinkage, name, m);
     fix->addFnAttr("no_caller_saved_registers");
+    // In llvm.used: interprocedural passes (the stock O2 pipeline's
+    // GlobalOpt and dead-argument elimination, LT_JIT_FULL_O2) would change
+    // its calling convention and signature.
+    llvm::appendToUsed(m, {fix});
     fix->addFnAttr(llvm::Attribute::NoInline);
     fix->addFnAttr(llvm::Attribute::Cold);
     fix->setDoesNotThrow();
@@ -385,8 +390,12 @@ Value* trig_large_arguments(llvm::IRBuilder<>& b, Op op, Value* x, Value* y) {
     Value* fx = fix->getArg(0);
     Value* fy = fix->getArg(1);
     auto libm = [&](Value* v) {
-      Value* r = fb.CreateCall(rt, {st->isDoubleTy() ? v : fb.CreateFPExt(v, dt)});
-      return st->isDoubleTy() ? r : fb.CreateFPTrunc(r, st);
+      // notail: as a sibling call (jmp) libm would return straight to the
+      // caller after this function restored the registers, clobbering what
+      // the caller keeps in them (it did under the stock O2 pipeline).
+      llvm::CallInst* r = fb.CreateCall(rt, {st->isDoubleTy() ? v : fb.CreateFPExt(v, dt)});
+      r->setTailCallKind(llvm::CallInst::TCK_NoTail);
+      return st->isDoubleTy() ? static_cast<Value*>(r) : fb.CreateFPTrunc(r, st);
     };
     Value* out = fy;
     if (vt) {
