@@ -38,7 +38,6 @@
 #include "llvm/IR/Intrinsics.h"
 #include "llvm/IR/IntrinsicsX86.h"
 #include "llvm/IR/MDBuilder.h"
-#include "llvm/Transforms/Utils/ModuleUtils.h"
 #include "jit/cpu/jit.h"
 
 namespace lt::cpu {
@@ -371,12 +370,11 @@ Value* trig_large_arguments(llvm::IRBuilder<>& b, Op op, Value* x, Value* y) {
   if (!fix) {
     fix = llvm::Function::Create(llvm::FunctionType::get(t, {t, t}, false), llvm::Function::InternalLinkage, name, m);
     fix->addFnAttr("no_caller_saved_registers");
-    // In llvm.used: interprocedural passes (the stock O2 pipeline's
-    // GlobalOpt and dead-argument elimination, LT_JIT_FULL_O2) would change
-    // its calling convention and signature.
-    llvm::appendToUsed(m, {fix});
+    // Not in llvm.used (to pin its signature against the stock O2
+    // pipeline's interprocedural passes): ELF then retains used globals in
+    // unique sections, and objects came out with section names that varied
+    // between compiles (test_cpu_jit's byte-identical objects, 3 in 30 runs).
     fix->addFnAttr(llvm::Attribute::NoInline);
-    fix->addFnAttr(llvm::Attribute::Cold);
     fix->setDoesNotThrow();
     llvm::IRBuilder<> fb(llvm::BasicBlock::Create(ctx, "entry", fix));
     llvm::Type* dt = fb.getDoubleTy();
