@@ -322,16 +322,25 @@ bool KernelCache::store(const Hash128& key, std::string_view bytes) {
 }
 
 void KernelCache::maybe_evict(uint64_t written) {
+  // Serialised with evict(): this store's file is already in place, so
+  // either a scan before ours saw it (counted twice: an overestimate only
+  // brings the next scan forward) or ours will.
+  std::lock_guard<std::mutex> serial(evict_mu_);
   {
     std::lock_guard<std::mutex> lock(mu_);
     estimate_ += written;
     // Other processes write too, so the estimate is rescanned now and then.
     if (scanned_ && estimate_ <= config_.max_bytes && ++stores_since_scan_ < kRescanEvery) return;
   }
-  evict();
+  evict_locked();
 }
 
 void KernelCache::evict() {
+  std::lock_guard<std::mutex> serial(evict_mu_);
+  evict_locked();
+}
+
+void KernelCache::evict_locked() {
   if (!enabled()) return;
   std::vector<Entry> entries = list_entries(config_.dir);
   uint64_t total = 0;

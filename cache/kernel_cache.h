@@ -85,8 +85,15 @@ class KernelCache {
  private:
   void write_error(const std::string& what, int err);
   void maybe_evict(uint64_t written);
+  void evict_locked();  // evict(), evict_mu_ held
 
   KernelCacheConfig config_;
+  // Held across a whole maybe_evict/evict (scan, unlinks, reset of the
+  // estimate): a scan that ran while another thread's file was being
+  // renamed in could otherwise reset the estimate without that file, and
+  // the directory stayed over the cap (test_cache_disk, cap test, 1 run in
+  // ~10 with parallel compiles).
+  std::mutex evict_mu_;
   std::mutex mu_;            // guards the fields below
   uint64_t estimate_ = 0;    // approximate bytes in the directory
   bool scanned_ = false;     // estimate_ came from a scan
