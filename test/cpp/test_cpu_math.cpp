@@ -97,3 +97,26 @@ BOOST_AUTO_TEST_CASE(specials_and_subnormals_on_the_vector_path) {
       }
     }
 }
+
+// sin/cos far from 0: the polynomial path up to 2^28 (two-part pi/2
+// reduction), libm beyond (math.cpp, trig_large_arguments). Relative error
+// where |sin| >= 1e-3 (near its zeros the reference itself is the rounding
+// of a tiny value), both sides of the switch, both types.
+BOOST_AUTO_TEST_CASE(sin_and_cos_of_large_arguments_stay_accurate) {
+  const int64_t n = 20001;
+  for (auto [lo, hi] : {std::pair{1e3, 268435455.0}, std::pair{268435456.0, 1e15}}) {
+    std::vector<double> xs(n);
+    for (int64_t i = 0; i < n; ++i) xs[i] = (i % 2 ? -1 : 1) * lo * std::pow(hi / lo, static_cast<double>(i) / (n - 1));
+    for (DType d : {DType::Float32, DType::Float64})
+      for (NodePtr (*f)(const NodePtr&) : {ops::sin, ops::cos}) {
+        CapturedTrace ct = capture_trace({f(input(d, {n}, xs))});
+        auto want = values(evaluate_reference(ct.trace)[0]);
+        auto got = values(run_cpu(ct.trace)[0]);
+        double worst = 0;
+        for (int64_t i = 0; i < n; ++i) worst = std::max(worst, std::fabs(got[i] - want[i]) / std::max(std::fabs(want[i]), 1e-3));
+        BOOST_TEST_MESSAGE(dtype_name(d) << " [" << lo << ", " << hi << "] worst " << worst);
+        BOOST_CHECK_MESSAGE(worst <= (d == DType::Float32 ? 4e-7 : 1e-15),
+                            dtype_name(d) << " on [" << lo << ", " << hi << "]: relative error " << worst);
+      }
+  }
+}
