@@ -489,7 +489,13 @@ Value* Codegen::gen_check_index(const KOp& o, Value* idx) {
 Value* Codegen::gen_random(Value* seed, Value* counter, int64_t stream, DType dtype) {
   llvm::Type* i32 = b_.getInt32Ty();
   llvm::Type* i64t = b_.getInt64Ty();
-  static const std::vector<std::pair<int, std::string>> variants = philox_vector_variants();
+  // The host's variants that the target's vectors hold (LT_JIT_CPU may be narrower).
+  static const std::vector<std::pair<int, std::string>> variants = [] {
+    std::vector<std::pair<int, std::string>> v;
+    for (const auto& lv : philox_vector_variants())
+      if (lv.first * 32 <= target_vector_bits()) v.push_back(lv);
+    return v;
+  }();
   static const bool inline_rounds = std::getenv("LT_JIT_INLINE_PHILOX") != nullptr;
   if (!variants.empty() && !inline_rounds) {
     llvm::FunctionCallee fn = m_.getOrInsertFunction("lt_philox_word", llvm::FunctionType::get(i32, {i64t, i64t, i32}, false));

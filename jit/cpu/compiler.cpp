@@ -34,6 +34,8 @@
 #include "llvm/ExecutionEngine/Orc/LLJIT.h"
 #include "llvm/IR/Instructions.h"
 #include "llvm/IR/LegacyPassManager.h"
+#include "llvm/MC/MCSubtargetInfo.h"
+#include "llvm/TargetParser/SubtargetFeature.h"
 #include "llvm/IR/PassTimingInfo.h"
 #include "llvm/IR/Verifier.h"
 #include "llvm/MC/TargetRegistry.h"
@@ -82,6 +84,7 @@ struct Jit {
   std::optional<llvm::orc::JITTargetMachineBuilder> builder;
   std::unique_ptr<llvm::orc::LLJIT> lljit;
   std::string target;
+  int vector_bits = 128;        // widest vector register of the target
   bool avx512_math = false;     // math.cpp's AVX-512 forms (LT_JIT_AVX512_MATH=0: off)
   bool fold_row_tails = false;  // codegen.cpp's masked row remainders (LT_JIT_FOLD_ROW_TAILS=0: off)
   // One slot per loaded object, by entry symbol. `handle` is the object's
@@ -121,6 +124,13 @@ struct Jit {
     auto jtmb = llvm::orc::JITTargetMachineBuilder::detectHost();
     if (!jtmb) fail(ErrorKind::Runtime, "cpu jit: cannot detect host: ", llvm_error(jtmb.takeError()));
     jtmb->setCodeGenOptLevel(llvm::CodeGenOptLevel::Default);
+    // LT_JIT_CPU: generate code for that CPU (its own features, not the
+    // host's), e.g. "haswell" to run the AVX2 paths on an AVX-512 host
+    // (ctest does); it must be a subset of what the host runs.
+    if (const char* cpu = std::getenv("LT_JIT_CPU"); cpu && *cpu) {
+      jtmb->setCPU(cpu);
+      jtmb->getFeatures() = llvm::SubtargetFeatures();
+    }
     jtmb->setRelocationModel(llvm::Reloc::PIC_);
     auto tm_or = jtmb->createTargetMachine();
     if (!tm_or) fail(ErrorKind::Runtime, "cpu jit: ", llvm_error(tm_or.takeError()));
@@ -129,7 +139,9 @@ struct Jit {
     const char* math_env = std::getenv("LT_JIT_AVX512_MATH");
     std::string features(tm->getTargetFeatureString());
     const char* fold_env = std::getenv("LT_JIT_FOLD_ROW_TAILS");
-    bool has_avx512f = (features + ",").find("+avx512f,") != std::string::npos;
+    const llvm::MCSubtargetInfo& sti = *tm->getMCSubtargetInfo();
+    vector_bits = sti.checkFeatures("+avx512f") ? 512 : sti.checkFeatures("+avx") ? 256 : 128;
+    bool has_avx512f = vector_bits == 512;
     avx512_math = has_avx512f && !(math_env && std::string(math_env) == "0");
     fold_row_tails = has_avx512f && !(fold_env && std::string(fold_env) == "0");
     // Kernels' code depends on all of it: part of every disk-cache key.
@@ -321,6 +333,8 @@ const std::string& target_id() { return jit().target; }
 bool avx512_math() { return jit().avx512_math; }
 
 bool fold_row_tails() { return jit().fold_row_tails; }
+
+int target_vector_bits() { return jit().vector_bits; }
 
 std::string kernel_symbol(const Kernel& kernel, Tier tier) {
   return cat("lt_k_", hash_hex(kernel.hash()), tier == Tier::Quick && kernel_has_quick_tier(kernel) ? "_q" : "");

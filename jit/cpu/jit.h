@@ -95,6 +95,10 @@ const std::string& target_id();
 /// on every host.)
 bool avx512_math();
 
+/// Widest vector register of the code the JIT generates, in bits (512 with
+/// AVX-512F, 256 with AVX, else 128): the host's, or LT_JIT_CPU's.
+int target_vector_bits();
+
 /// Whether short row loops fold their remainder into a masked vector
 /// iteration (`llvm.loop.vectorize.predicate.enable`): the host has AVX-512F
 /// (cheap masked loads and stores) and LT_JIT_FOLD_ROW_TAILS is not 0.

@@ -499,22 +499,10 @@ Value* emit_transcendental(llvm::IRBuilder<>& b, Op op, Value* x) {
 namespace {
 constexpr Op kMathOps[] = {Op::Exp, Op::Log, Op::Expm1, Op::Log1p, Op::Tanh, Op::Erf, Op::Sin, Op::Cos};
 
-int host_vector_bits() {
-  static const int bits = [] {
-#if defined(__x86_64__)
-    __builtin_cpu_init();
-    if (__builtin_cpu_supports("avx512f")) return 512;
-    if (__builtin_cpu_supports("avx")) return 256;
-#endif
-    return 128;
-  }();
-  return bits;
-}
-
 std::vector<int> math_lanes(bool f64) {
   std::vector<int> lanes;
   int elem = f64 ? 64 : 32;
-  for (int l = 128 / elem; l * elem <= host_vector_bits(); l *= 2) lanes.push_back(l);
+  for (int l = 128 / elem; l * elem <= target_vector_bits(); l *= 2) lanes.push_back(l);
   return lanes;
 }
 }  // namespace

@@ -49,7 +49,7 @@ int64_t env_int(const char* name, int64_t dflt) {
 Blocking blocking_for(DType dt) {
   Blocking b;
   int es = static_cast<int>(dtype_size(dt));
-  bool avx512 = target_id().find("+avx512f") != std::string::npos;
+  bool avx512 = target_vector_bits() == 512;
   b.vbytes = avx512 ? 64 : 32;
   b.mr = avx512 ? 14 : 6;
   b.kc = es == 8 ? 192 : 256;
