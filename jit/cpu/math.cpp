@@ -25,9 +25,9 @@
 // (m in [0.75, 1.5)), exp scales by 2^n with vscalefps/pd (one instruction
 // for the integer split, shifts and two multiplies below; the same correctly
 // rounded p 2^n), and float32 erf uses the table form above. These forms
-// work on 512-bit vectors: narrower vectors are widened, and scalars of
-// exp, log and erf run on one lane of one, so every width gives the same
-// values. LT_JIT_AVX512_MATH=0 turns them off (part of target_id()).
+// work on 512-bit vectors: narrower vectors are widened, and scalars (but
+// sin/cos, which have none) run on one lane of one, so every width gives
+// the same values. LT_JIT_AVX512_MATH=0 turns them off (part of target_id()).
 // Measured maximum relative errors against the double reference are listed in
 // docs/cpu-jit.md and enforced by test/cpp/test_cpu_math.cpp.
 #include <cmath>
@@ -50,7 +50,7 @@ struct Math {
   llvm::Type* t;       // the value type (scalar or vector)
   llvm::Type* scalar;  // float or double
   bool f64;
-  bool x512 = false;  // AVX-512 forms: t is a 512-bit vector or a scalar (avx512_math())
+  bool x512 = false;  // AVX-512 forms: t is a 512-bit vector (emit_transcendental widens the rest)
 
   bool vec512() const { return x512 && t->isVectorTy(); }
 
@@ -433,11 +433,13 @@ Value* emit_transcendental(llvm::IRBuilder<>& b, Op op, Value* x) {
   llvm::Type* st = t->getScalarType();
   if (!st->isFloatTy() && !st->isDoubleTy()) return nullptr;
   bool x512 = avx512_math();
-  if (x512 && !t->isVectorTy() && (op == Op::Erf || op == Op::Exp || op == Op::Log)) {
+  if (x512 && !t->isVectorTy() && op != Op::Sin && op != Op::Cos) {
     // A scalar (the vectoriser's remainder, a loop it left scalar) runs the
-    // 512-bit form on one lane: the same values, and fewer operations than
-    // the scalar formulas (erf's 6 table loads and their index arithmetic;
-    // rows of 77 were 20% slower with them).
+    // 512-bit forms on one lane, for the same values as the vector lanes
+    // (log1p through log, say, whose form splits the mantissa elsewhere),
+    // and fewer operations than scalar formulas would take (erf's table as
+    // 6 loads and their index arithmetic made rows of 77 20% slower). sin
+    // and cos have no AVX-512 form.
     Value* wide = b.CreateInsertElement(llvm::PoisonValue::get(llvm::FixedVectorType::get(t, 512 / t->getPrimitiveSizeInBits())), x, uint64_t{0});
     Value* y = emit_transcendental(b, op, wide);
     return y ? b.CreateExtractElement(y, uint64_t{0}) : nullptr;
