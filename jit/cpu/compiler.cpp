@@ -136,17 +136,17 @@ struct Jit {
     if (!tm_or) fail(ErrorKind::Runtime, "cpu jit: ", llvm_error(tm_or.takeError()));
     tm = std::move(*tm_or);
     builder = *jtmb;
-    const char* math_env = std::getenv("LT_JIT_AVX512_MATH");
-    std::string features(tm->getTargetFeatureString());
-    const char* fold_env = std::getenv("LT_JIT_FOLD_ROW_TAILS");
     const llvm::MCSubtargetInfo& sti = *tm->getMCSubtargetInfo();
     vector_bits = sti.checkFeatures("+avx512f") ? 512 : sti.checkFeatures("+avx") ? 256 : 128;
-    bool has_avx512f = vector_bits == 512;
-    avx512_math = has_avx512f && !(math_env && std::string(math_env) == "0");
-    fold_row_tails = has_avx512f && !(fold_env && std::string(fold_env) == "0");
+    auto switched_off = [](const char* name) {
+      const char* v = std::getenv(name);
+      return v && std::string(v) == "0";
+    };
+    avx512_math = vector_bits == 512 && !switched_off("LT_JIT_AVX512_MATH");
+    fold_row_tails = vector_bits == 512 && !switched_off("LT_JIT_FOLD_ROW_TAILS");
     // Kernels' code depends on all of it: part of every disk-cache key.
-    target = cat(std::string(tm->getTargetCPU()), ";", features, ";llvm-", LLVM_VERSION_STRING,
-                 avx512_math ? ";math=avx512" : "", fold_row_tails ? ";fold" : "");
+    target = cat(std::string(tm->getTargetCPU()), ";", std::string(tm->getTargetFeatureString()), ";llvm-",
+                 LLVM_VERSION_STRING, avx512_math ? ";math=avx512" : "", fold_row_tails ? ";fold" : "");
     auto j = llvm::orc::LLJITBuilder().setJITTargetMachineBuilder(*jtmb).create();
     if (!j) fail(ErrorKind::Runtime, "cpu jit: ", llvm_error(j.takeError()));
     lljit = std::move(*j);
