@@ -227,11 +227,11 @@ BOOST_AUTO_TEST_CASE(values_stashed_between_row_phases_match_reference) {
 // A value several phases need is stashed by the first phase that computes it
 // and reloaded by every later one: layer_norm(gelu(x)) evaluates erf in its
 // mean phase only (it did in the mean and the variance phases). Counted in
-// the kernel's IR before optimisation (vectorisation copies bodies): erf's
-// kernel calls erf's math function (defined in its module, inlined after
+// the kernel's IR before optimisation (vectorisation copies bodies), where
+// the kernel calls erf's math function (defined in its module, inlined after
 // vectorising) once per evaluation.
 BOOST_AUTO_TEST_CASE(a_value_every_phase_needs_is_computed_once_per_element) {
-  const std::string kErfCoefficient = "call float @lt_m_erf_f32(";
+  const std::string kErfCall = "call float @lt_m_erf_f32(";
   for (Shape s : {Shape{6, 77}, Shape{3, 1000}}) {
     NodePtr x = random_input(DType::Float32, s, -3, 3, 111);
     NodePtr y = ops::layer_norm(ops::gelu(x), {s.back()}, nullptr, nullptr);
@@ -241,7 +241,7 @@ BOOST_AUTO_TEST_CASE(a_value_every_phase_needs_is_computed_once_per_element) {
     BOOST_TEST(plan.kernels[0].num_phases == 3);
     std::string ir = cpu::kernel_llvm_ir(plan.kernels[0], /*optimized=*/false);
     size_t sites = 0;
-    for (size_t at = ir.find(kErfCoefficient); at != std::string::npos; at = ir.find(kErfCoefficient, at + 1)) ++sites;
+    for (size_t at = ir.find(kErfCall); at != std::string::npos; at = ir.find(kErfCall, at + 1)) ++sites;
     BOOST_TEST(sites == 1u, "erf is called " << sites << " times");
   }
 }
