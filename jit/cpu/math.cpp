@@ -6,7 +6,9 @@
 // make Taylor nearly minimax), and selects for special values.
 //   exp    x = n ln2 + r, |r| <= ln2/2 (Cody-Waite two-part ln2), 2^n by
 //          exponent bits in two integer halves (no overflow in the scale);
-//          float32: a degree-5 relative-error fit, float64: Taylor degree 13
+//          float32: a degree-5 relative-error fit, float64: Taylor degree 13;
+//          AVX-512 float32: x = (k/16) ln2 + r, 2^(j/16) from a 16-entry
+//          table by vpermps, degree 3
 //   log    x = 2^e m, m in [sqrt(1/2), sqrt(2)), log m = 2 atanh(s), s = (m-1)/(m+1)
 //   expm1  Taylor for |x| < 1/2 (no cancellation), exp(x) - 1 outside
 //   log1p  u = 1 + x; log(u) * x / (u - 1) (Goldberg's correction)
@@ -17,8 +19,9 @@
 //          float32. |x| >= 2^28 (and inf): libm in double, through a branch
 //          around the vector path (trig_large_arguments).
 //   erf    float32: rational x P(x^2)/Q(x^2) on [-4, 4] (one division);
-//          on AVX-512 hosts a degree-5 polynomial per interval of 1/8 on
-//          [0, 4), its coefficients picked by vpermi2ps from 32-entry tables.
+//          on AVX-512 hosts a degree-5 polynomial per interval of 1/8
+//          centred on i/8 (i < 32), its coefficients picked by vpermi2ps
+//          from 32-entry tables.
 //          float64: |x| < 2.5: (2/sqrt(pi)) x e^{-x^2} sum (2x^2)^k / (2k+1)!! (all terms
 //          positive: no cancellation); |x| >= 2.5: 1 - erfc by continued fraction.
 // AVX-512 hosts (avx512_math()): log splits x = 2^e m by vgetmant/vgetexp
@@ -100,11 +103,38 @@ struct Math {
     return b.CreateBitCast(b.CreateShl(b.CreateAdd(ni, ic(bias)), ic(mbits)), t);
   }
 
+  // float32 on AVX-512 hosts, x already clamped: x = (k/16) ln2 + r,
+  // |r| <= ln2/32, e^x = 2^floor(k/16) 2^((k mod 16)/16) e^r. k/16 comes from
+  // x log2(e) + 1.5 * 2^19 (ulp 1/16), whose low 4 bits index the 16-entry
+  // table of 2^(j/16) by vpermps; e^r needs only degree 3 (r^4/24 < 1e-8),
+  // and vscalefps multiplies by 2^floor(k/16) (it floors its second operand)
+  // with one rounding. Against the degree-5 form below: one FMA-pipe
+  // operation fewer (the multiply and round become one FMA and an add) and
+  // 1.2e-7 max relative error instead of 1.9e-7 (tools/exp_table_study.py).
+  Value* exp_f32_table(Value* xc) {
+    constexpr double magic = 786432.0;         // 1.5 * 2^19
+    constexpr double ln2_hi = 0.693115234375;  // 2839 / 4096: kf ln2_hi is exact (|k| < 2^12)
+    constexpr double ln2_lo = 0.69314718055994531 - ln2_hi;
+    Value* t1 = fma(xc, c(1.4426950408889634), c(magic));
+    Value* kf = b.CreateFSub(t1, c(magic));  // k/16, exact
+    Value* r = fma(b.CreateFNeg(kf), c(ln2_hi), xc);
+    r = fma(b.CreateFNeg(kf), c(ln2_lo), r);
+    std::vector<llvm::Constant*> pow2;
+    for (int j = 0; j < 16; ++j) pow2.push_back(llvm::ConstantFP::get(scalar, static_cast<float>(std::exp2(j / 16.0))));
+    Value* tb = b.CreateIntrinsic(llvm::Intrinsic::x86_avx512_permvar_sf_512, {},
+                                  {llvm::ConstantVector::get(pow2), b.CreateBitCast(t1, int_type())});
+    Value* q = fma(fma(c(1.0 / 6.0), r, c(0.5)), r, c(1.0));  // e^r = 1 + r q
+    Value* y = fma(b.CreateFMul(r, tb), q, tb);
+    return b.CreateIntrinsic(llvm::Intrinsic::x86_avx512_mask_scalef_ps_512, {},
+                             {y, kf, y, llvm::Constant::getAllOnesValue(b.getInt16Ty()), b.getInt32(4)});
+  }
+
   // `taylor7`: float32 keeps the degree-7 Taylor polynomial (1.2e-7): expm1
   // (and tanh through it) amplify exp's error by e^x / (e^x - 1) near |x| = 1/2.
   Value* exp(Value* x, bool taylor7 = false) {
     double lo = f64 ? -746.0 : -104.0, hi = f64 ? 710.0 : 89.0;
     Value* xc = clamp(x, lo, hi);
+    if (vec512() && !f64 && !taylor7) return exp_f32_table(xc);
     Value* n = un(llvm::Intrinsic::roundeven, b.CreateFMul(xc, c(1.4426950408889634)));
     double ln2_hi = f64 ? 6.93147180369123816490e-01 : 0.693145751953125;
     double ln2_lo = f64 ? 1.90821492927058770002e-10 : 1.428606765330187045e-06;
@@ -237,28 +267,30 @@ struct Math {
     return clamp(b.CreateFMul(xc, b.CreateFDiv(p, q)), -1.0, 1.0);
   }
 
-  // float32 on AVX-512 hosts: i = floor(8|x|) (|x| clamped to 3.99, where
-  // erf rounds to 1), t = 8|x| - i in [0, 1), erf = sign(x) p_i(t) with a
-  // degree-5 p_i per interval (p_0(0) = 0: relative error near 0); the 6
-  // coefficients of interval i come from 32-entry tables by vpermi2ps (two
+  // float32 on AVX-512 hosts: i = round(8|x|) (|x| clamped to 3.93, where
+  // erf rounds to 1), r = |x| - i/8 in [-1/16, 1/16], erf = sign(x) p_i(r)
+  // with a degree-5 p_i per interval (p_0(0) = 0: relative error near 0); the
+  // 6 coefficients of interval i come from 32-entry tables by vpermi2ps (two
   // 16-float halves and the low 5 bits of i).
   // Coefficients from tools/erf_table_study.py; measured error in docs/cpu-jit.md.
   static constexpr int kErfDegree = 5;
   Value* erf_f32_table(Value* x) {
     static const float table[kErfDegree + 1][32] = {
         {0.0f, 0.140316203f, 0.276326388f, 0.404116899f, 0.520499885f, 0.623240888f, 0.711155653f, 0.784075081f, 0.842700779f, 0.888388216f, 0.92290014f, 0.948170066f, 0.966105163f, 0.978443742f, 0.986671686f, 0.99199003f, 0.995322287f, 0.997345984f, 0.998537302f, 0.999217033f, 0.999593019f, 0.999794602f, 0.999899387f, 0.999952137f, 0.999977887f, 0.999990106f, 0.999995708f, 0.999998212f, 0.999999285f, 0.999999702f, 0.999999881f, 0.99999994f},
-        {0.141047388f, 0.138860688f, 0.132501796f, 0.122544289f, 0.109847687f, 0.095437333f, 0.0803660378f, 0.0655927733f, 0.0518886745f, 0.0397845134f, 0.029564932f, 0.0212950949f, 0.0148659963f, 0.0100588836f, 0.00659661321f, 0.00419371668f, 0.00258298684f, 0.0015423689f, 0.000892464013f, 0.00050130632f, 0.000272783916f, 0.00014386687f, 7.31221007e-05f, 3.64129992e-05f, 1.780598e-05f, 8.05344098e-06f, 3.4518439e-06f, 1.11902955e-06f, 1.87737655e-07f, 3.27433781e-07f, 2.06101106e-07f, 3.41526743e-07f},
-        {9.31218054e-08f, -0.00216984516f, -0.00414080033f, -0.00574523816f, -0.0068647177f, -0.00745543372f, -0.00753246807f, -0.00717233028f, -0.00648732949f, -0.00559611013f, -0.00461845892f, -0.00366074825f, -0.00278589455f, -0.0020424563f, -0.00144167745f, -0.000985394348f, -0.000643781968f, -0.000408505788f, -0.000249356846f, -0.000151323678f, -8.77449129e-05f, -4.91188512e-05f, -2.43235827e-05f, -1.37538755e-05f, -8.65658785e-06f, -2.94100573e-06f, -4.32701256e-07f, 1.86032275e-06f, 2.3027917e-06f, -3.94486619e-07f, -5.6315514e-07f, -1.61529761e-06f},
-        {-0.000734959787f, -0.000700359698f, -0.000603714725f, -0.000456640322f, -0.000287962001f, -0.00011024221f, 4.79952068e-05f, 0.000177144626f, 0.000273152284f, 0.000320615218f, 0.000324820634f, 0.000310057425f, 0.000267597992f, 0.000222568764f, 0.000172983666f, 0.000137594645f, 8.9545465e-05f, 6.17113619e-05f, 3.85061285e-05f, 3.27606867e-05f, 2.22754716e-05f, 1.41305081e-05f, 3.43416286e-06f, 4.54309748e-06f, 6.32920865e-06f, 2.82877068e-07f, -1.97940994e-06f, -5.51756602e-06f, -5.76250977e-06f, 6.41498332e-07f, 1.16627155e-06f, 3.59407863e-06f},
-        {4.77445781e-07f, 1.66520931e-05f, 3.11336298e-05f, 3.88410372e-05f, 4.69048609e-05f, 4.48238352e-05f, 4.12732479e-05f, 3.18342754e-05f, 1.39359199e-05f, 3.39076132e-06f, 7.62870854e-07f, -9.16395129e-06f, -7.59241175e-06f, -1.04852616e-05f, -8.68278948e-06f, -1.62092947e-05f, -3.76697517e-06f, -3.60753347e-06f, -7.16322461e-07f, -9.13045278e-06f, -8.05505715e-06f, -5.88767762e-06f, 1.17058016e-06f, -2.06157461e-06f, -5.03849697e-06f, 3.64567455e-07f, 2.29293892e-06f, 5.66377685e-06f, 5.82824168e-06f, -6.12365739e-07f, -1.15384762e-06f, -3.58861234e-06f},
-        {3.20439312e-06f, 3.05280605e-06f, 2.10744543e-06f, 1.73029355e-06f, -9.16418855e-07f, -1.73628121e-06f, -3.4335435e-06f, -3.71380042e-06f, -9.78709863e-07f, -4.95005736e-07f, -2.12621512e-06f, -1.58432769e-07f, -1.54007739e-06f, -5.82852465e-07f, -8.67664767e-07f, 2.53215444e-06f, -1.30346859e-06f, -6.69715348e-07f, -1.14028182e-06f, 2.40644863e-06f, 2.35010202e-06f, 1.78847347e-06f, -6.46994124e-07f, 6.32666683e-07f, 1.7802754e-06f, -1.68678781e-07f, -8.5828367e-07f, -2.08502547e-06f, -2.14076567e-06f, 2.22694752e-07f, 4.22235189e-07f, 1.31532795e-06f},
+        {1.12837923f, 1.11088526f, 1.06001413f, 0.980352759f, 0.87878263f, 0.763499558f, 0.642931104f, 0.524745047f, 0.415107489f, 0.318273962f, 0.236521125f, 0.170359775f, 0.118930295f, 0.0804722607f, 0.0527749993f, 0.0335458256f, 0.0206669867f, 0.0123408213f, 0.00714231934f, 0.00400647754f, 0.00217828411f, 0.0011478751f, 0.000586277281f, 0.000290228287f, 0.000139253054f, 6.47586858e-05f, 2.91890265e-05f, 1.27517424e-05f, 5.39942721e-06f, 2.2159204e-06f, 8.81432243e-07f, 3.39822407e-07f},
+        {-1.12505058e-05f, -0.138858616f, -0.26500085f, -0.367619276f, -0.439399689f, -0.477194071f, -0.482221246f, -0.459176064f, -0.415091395f, -0.358040124f, -0.29566589f, -0.234236568f, -0.178415388f, -0.130777717f, -0.092374146f, -0.0628651902f, -0.0413603187f, -0.0262401644f, -0.0160924159f, -0.00948146172f, -0.00541166821f, -0.00298704603f, -0.00162333646f, -0.00082521775f, -0.000390499074f, -0.000205190736f, -0.000108290275f, -7.54458888e-05f, -5.21436341e-05f, -4.5899551e-06f, 3.24066582e-06f, 1.9090734e-05f},
+        {-0.375496894f, -0.35871011f, -0.309166044f, -0.234816223f, -0.14651759f, -0.05569648f, 0.0267472938f, 0.092914395f, 0.138380796f, 0.162452474f, 0.167531893f, 0.157936811f, 0.138745502f, 0.114838719f, 0.090153791f, 0.0674442202f, 0.048221495f, 0.0330366716f, 0.0217241887f, 0.0137308929f, 0.00835023448f, 0.00489046238f, 0.00276034977f, 0.00150253007f, 0.000789097918f, 0.00040001556f, 0.000195807384f, 9.25806307e-05f, 4.22946359e-05f, 1.86734269e-05f, 7.96946188e-06f, 3.28841566e-06f},
+        {-0.0134125352f, 0.0681458488f, 0.126209855f, 0.163393125f, 0.184826672f, 0.17788595f, 0.155869052f, 0.117916711f, 0.0654945076f, 0.023867419f, -0.00274314941f, -0.0322878398f, -0.0399315841f, -0.0472943187f, -0.0439460464f, -0.0498982929f, -0.0283757504f, -0.0227013752f, -0.0139823845f, -0.0209567919f, -0.0164722241f, -0.0114391409f, -0.000714122434f, -0.0040020016f, -0.00732473843f, 9.01064341e-05f, 0.00280423881f, 0.0073208157f, 0.00758796232f, -0.000824131188f, -0.001521367f, -0.00470551662f},
+        {0.209189281f, 0.100581676f, 0.0785227045f, 0.0316438153f, 0.0190339163f, -0.0218810458f, -0.0435982905f, -0.064340122f, -0.0719264895f, -0.0616980083f, -0.0461674668f, -0.0305205155f, -0.0134358201f, -0.00172881945f, 0.00735833496f, 0.0107471496f, 0.0134031447f, 0.012647015f, 0.0107376818f, 0.00827761646f, 0.00608596532f, 0.00421163067f, 0.00276663969f, 0.00171644706f, 0.00101845327f, 0.000578904466f, 0.000314979494f, 0.000164680489f, 8.25391326e-05f, 3.97838085e-05f, 1.84677428e-05f, 8.25593088e-06f},
     };
     Value* ax = un(llvm::Intrinsic::fabs, x);
-    ax = b.CreateSelect(b.CreateFCmpOGT(ax, c(3.99)), c(3.99), ax);  // NaN kept
-    Value* y = b.CreateFMul(ax, c(8.0));
-    Value* fl = un(llvm::Intrinsic::floor, y);
-    Value* tt = b.CreateFSub(y, fl);  // exact
-    Value* idx = b.CreateBitCast(b.CreateFAdd(fl, c(std::ldexp(1.5, 23))), int_type());  // low bits: i
+    ax = b.CreateSelect(b.CreateFCmpOGT(ax, c(3.93)), c(3.93), ax);  // NaN kept
+    // |x| + 2^20 has ulp 1/8: it rounds |x| to i/8, i in its low bits; both
+    // subtractions are exact. No multiply: the FMA pipes are this code's
+    // bottleneck (docs/cpu-jit.md, "AVX-512 math").
+    Value* snapped = b.CreateFAdd(ax, c(std::ldexp(1.0, 20)));
+    Value* idx = b.CreateBitCast(snapped, int_type());
+    Value* tt = b.CreateFSub(ax, b.CreateFSub(snapped, c(std::ldexp(1.0, 20))));
     // Only 512-bit vectors get here (emit_transcendental widens the rest).
     auto coef = [&](int k) -> Value* {
       std::vector<llvm::Constant*> lo, hi;
