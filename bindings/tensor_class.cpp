@@ -205,6 +205,12 @@ void check_float_reduction(const Tensor& x, const char* op) {
   }
 }
 
+// PyTorch has no argmax/argmin kernel for bool (max(dim) and min(dim) on
+// bool, which also return indices, do work there and here).
+void check_not_bool(const Tensor& x, const char* op) {
+  if (x.dtype() == lt::DType::Bool) lt::fail(lt::ErrorKind::Runtime, op, ": not implemented for 'Bool' (as in PyTorch)");
+}
+
 int64_t correction_of(py::handle unbiased, py::handle correction) {
   if (!correction.is_none()) return correction.cast<int64_t>();
   if (!unbiased.is_none()) return unbiased.cast<bool>() ? 1 : 0;
@@ -682,9 +688,11 @@ void bind_tensor(py::module_& m, py::class_<PyTensor>& cls) {
   both("min", [](PyTensor& a, py::handle dim, bool keepdim) { return reduce_minmax(a, dim, keepdim, false); },
        py::arg("dim") = py::none(), py::arg("keepdim") = false);
   both("argmax", [](PyTensor& a, py::handle dim, bool keepdim) {
+    check_not_bool(a.get(), "argmax");
     return wrap(lt::argmax(a.get(), dim.is_none() ? std::nullopt : std::optional<int64_t>(dim.cast<int64_t>()), keepdim));
   }, py::arg("dim") = py::none(), py::arg("keepdim") = false);
   both("argmin", [](PyTensor& a, py::handle dim, bool keepdim) {
+    check_not_bool(a.get(), "argmin");
     return wrap(lt::argmin(a.get(), dim.is_none() ? std::nullopt : std::optional<int64_t>(dim.cast<int64_t>()), keepdim));
   }, py::arg("dim") = py::none(), py::arg("keepdim") = false);
   both("var", [](PyTensor& a, py::handle dim, py::handle unbiased, bool keepdim, py::handle correction) {

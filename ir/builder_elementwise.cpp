@@ -233,10 +233,14 @@ NodePtr sigmoid(const NodePtr& x) {
   return saving_output(reciprocal(add(constant_like(f, 1.0), exp(neg(f)))));
 }
 NodePtr relu(const NodePtr& x) {
-  // where(x <= 0, 0, x): keeps NaN (as torch.relu does) and gives gradient 0 at 0.
+  // torch.relu is x where x < 0 is false: NaN and -0 are kept (1 / relu(-0)
+  // is -inf), and its gradient is 0 at both zeros. where(x <= 0, ., x) gives
+  // that gradient; below it, where(x < 0, 0, detach(x)) keeps the zero's sign
+  // without letting a gradient through.
   if (x->dtype == DType::Bool) fail(ErrorKind::Runtime, "relu: not supported for bool tensors");
   NodePtr zero = constant_like(x, 0.0);
-  return saving_output(where(le(x, zero), zero, x));
+  NodePtr at_most_zero = is_floating(x->dtype) ? where(lt(x, zero), zero, detach(x)) : zero;
+  return saving_output(where(le(x, zero), at_most_zero, x));
 }
 NodePtr gelu(const NodePtr& x, bool tanh_approximation) {
   NodePtr f = to_floating(x);
