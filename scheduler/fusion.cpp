@@ -33,6 +33,7 @@ class NonePolicy : public FusionPolicy {
   bool materialize(const Trace& t, int32_t node) const override { return !is_view_or_leaf(t.nodes[node].op); }
   bool fuse_reduction_with_consumers() const override { return false; }
   bool materialize_shared(int kernels, int64_t, bool) const override { return kernels > 1; }
+  bool fuse_siblings() const override { return false; }
 };
 
 class ElementwisePolicy : public FusionPolicy {

@@ -8,7 +8,8 @@
 //   default      elementwise + movement fuse into consumers; reductions fuse
 //                with producers and with consumers over the same rows
 //                (softmax, layer_norm: one Rows kernel)
-//   none         one kernel per primitive (movement still folds into loads)
+//   none         one kernel per primitive (movement still folds into loads;
+//                no sibling kernels)
 //   elementwise  elementwise fusion only; every reduction reads a buffer and
 //                writes a buffer
 // Chosen by RunOptions::fusion, else env LT_FUSION, else "default".
@@ -36,6 +37,10 @@ class FusionPolicy {
   /// return true to store it once instead. `cost` ~ arithmetic ops per
   /// element of its inlined expression; `has_reduction` when it contains one.
   virtual bool materialize_shared(int kernels, int64_t cost, bool has_reduction) const = 0;
+  /// May trace outputs that no node reads, elementwise over the same shape (a
+  /// backward's gradients, a sync's several results), run as one kernel that
+  /// stores each? Their shared subexpressions are then computed once.
+  virtual bool fuse_siblings() const { return true; }
 };
 
 /// Registers a policy under its name (replacing one of the same name).

@@ -21,6 +21,7 @@
 //   the policy says recomputing it costs more than storing it.
 #include <algorithm>
 #include <functional>
+#include <map>
 #include <numeric>
 
 #include "absl/container/flat_hash_map.h"
@@ -43,6 +44,9 @@ struct DomainMismatch {  // a reduction whose loop domain differs from the kerne
   int32_t node;
 };
 struct AbortAttempt {};
+struct Regroup {  // these outputs cannot share a sibling kernel: build them alone
+  std::vector<int32_t> nodes;
+};
 
 using Coords = absl::InlinedVector<int32_t, 6>;
 
@@ -59,16 +63,21 @@ struct Ctx {
   absl::flat_hash_set<int32_t> inlined;
   int32_t epi_mm = -1;   ///< MatMul kernels: the matmul node whose product this kernel computes
   int32_t acc_buf = -1;  ///< MatMul kernels: kernel buffer of the virtual product (Kernel::mm_acc)
+  const absl::flat_hash_set<int32_t>* siblings = nullptr;  ///< sibling kernels: the outputs it stores
+  Coords sibling_at;  ///< sibling kernels: the coordinates they are stored at
 };
 
 class Scheduler {
  public:
-  Scheduler(const Trace& t, const FusionPolicy& p) : t_(t), policy_(p), mat_(t.nodes.size(), 0) {}
+  Scheduler(const Trace& t, const FusionPolicy& p)
+      : t_(t), policy_(p), mat_(t.nodes.size(), 0), alone_(t.nodes.size(), 0) {}
   Plan run();
 
  private:
   void build_all();
   void build_kernels_for(int32_t node);
+  void build_siblings(const std::vector<int32_t>& members);
+  std::vector<std::vector<int32_t>> sibling_units();
   void finish(Ctx& c);
   int32_t buffer_for_node(int32_t node);
   int32_t kbuf(Ctx& c, int32_t plan_buffer, bool written);
@@ -89,6 +98,7 @@ class Scheduler {
   const Trace& t_;
   const FusionPolicy& policy_;
   std::vector<char> mat_;
+  std::vector<char> alone_;  ///< outputs never put in a sibling kernel (Regroup)
   std::vector<int32_t> node_buffer_;
   Plan plan_;
   std::vector<absl::flat_hash_set<int32_t>> inlined_per_kernel_;
@@ -229,7 +239,13 @@ int32_t Scheduler::emit(Ctx& c, int32_t node, const Coords& coords) {
 int32_t Scheduler::emit_uncached(Ctx& c, int32_t node, const Coords& co) {
   const TraceNode& n = t_.nodes[node];
   KernelBuilder& kb = c.kb;
-  if (mat_[node] && node != c.root && n.op != Op::Scalar) {
+  // A sibling kernel computes its outputs inline; one reading another reads
+  // the value computed in the same iteration (emit's memo), so only at the
+  // kernel's own coordinates.
+  bool sibling = c.siblings && c.siblings->contains(node);
+  if (sibling && node != c.root && !std::equal(co.begin(), co.end(), c.sibling_at.begin(), c.sibling_at.end()))
+    throw Regroup{{node}};
+  if (mat_[node] && node != c.root && !sibling && n.op != Op::Scalar) {
     int32_t pb = n.op == Op::Input ? node_buffer_[node] : buffer_for_node(node);
     if (n.op != Op::Input && pb < 0) fail(ErrorKind::Runtime, "scheduler: node used before its kernel");
     return kb.load(kbuf(c, pb, false), kb.linear(co.data(), n.shape), n.dtype);
@@ -397,6 +413,7 @@ Kernel Scheduler::make(int32_t root, const Shape& domain, int32_t outer_rank, bo
     } catch (const AbortAttempt&) {
     } catch (const DomainMismatch&) {
     } catch (const NeedMaterialize&) {
+    } catch (const Regroup&) {
     }
   }
   assign_phases(best);
@@ -674,16 +691,146 @@ void Scheduler::build_all() {
     node_buffer_[i] = static_cast<int32_t>(plan_.buffers.size());
     plan_.buffers.push_back({PlanBuffer::Role::Param, n.dtype, shape_numel(n.shape), n.param});
   }
-  for (size_t i = 0; i < t_.nodes.size(); ++i) {
-    if (!mat_[i] || t_.nodes[i].op == Op::Input) continue;
+  // Kernels in trace order; sibling groups (sibling_units) where they close.
+  std::vector<std::vector<int32_t>> units = sibling_units();
+  for (const std::vector<int32_t>& u : units) {
     try {
-      build_kernels_for(static_cast<int32_t>(i));
+      if (u.size() == 1) {
+        build_kernels_for(u[0]);
+      } else {
+        build_siblings(u);
+      }
     } catch (const DomainMismatch& e) {
       throw NeedMaterialize{e.node};
     }
   }
+  // A kernel that runs before a group's and reads a member (sibling_units
+  // should have prevented it): that member alone.
+  for (const std::vector<int32_t>& u : units) {
+    if (u.size() < 2) continue;
+    absl::flat_hash_map<int32_t, int32_t> member_of_buffer;
+    for (int32_t m : u) member_of_buffer[node_buffer_[m]] = m;
+    for (const Kernel& k : plan_.kernels) {
+      bool group_kernel = false;
+      for (const KernelBuffer& b : k.buffers)
+        if (b.written && member_of_buffer.contains(b.plan_buffer)) group_kernel = true;
+      if (group_kernel) break;
+      for (const KernelBuffer& b : k.buffers)
+        if (auto it = member_of_buffer.find(b.plan_buffer); it != member_of_buffer.end()) throw Regroup{{it->second}};
+    }
+  }
   plan_.outputs.clear();
   for (int32_t o : t_.outputs) plan_.outputs.push_back(node_buffer_[o]);
+}
+
+// The order kernels are built in: each materialised node alone, in trace
+// order, except sibling groups (FusionPolicy::fuse_siblings): trace outputs
+// whose kernel would be an elementwise (or rows) one over their own shape
+// (not a reduction, scan, scatter, matmul or matmul epilogue) join the open
+// group of their shape, which is one kernel storing every member: a
+// backward's gradients, an optimizer's new parameters and moments, a sync's
+// several results. What the members share is computed once, and a member
+// another one reads is not stored and reloaded. A group is built (closed)
+// right before the first kernel outside it that reads a member, so every
+// reader runs after it; it is open from its first member on, and every
+// member's inputs are built before that member. Emission checks the rest (a
+// member read at other coordinates by another) and Regroup takes such members
+// out.
+std::vector<std::vector<int32_t>> Scheduler::sibling_units() {
+  std::vector<std::vector<int32_t>> units;  // in build order: a group where it closes
+  std::vector<char> is_output(t_.nodes.size(), 0);
+  for (int32_t o : t_.outputs) is_output[o] = 1;
+  std::map<std::vector<int64_t>, std::vector<int32_t>> open;  // shape -> members so far
+  std::vector<char> open_member(t_.nodes.size(), 0);
+  std::vector<int32_t> seen(t_.nodes.size(), -1);  // DFS marks, by reader
+  std::vector<int32_t> work;
+  auto close = [&](const std::vector<int64_t>& shape) {
+    auto it = open.find(shape);
+    for (int32_t m : it->second) open_member[m] = 0;
+    units.push_back(std::move(it->second));
+    open.erase(it);
+  };
+  auto shape_of = [&](int32_t x) { return std::vector<int64_t>(t_.nodes[x].shape.begin(), t_.nodes[x].shape.end()); };
+  for (size_t i = 0; i < t_.nodes.size(); ++i) {
+    const TraceNode& n = t_.nodes[i];
+    if (!mat_[i] || n.op == Op::Input) continue;
+    OpKind k = op_kind(n.op);
+    bool candidate = policy_.fuse_siblings() && is_output[i] && !alone_[i] && n.op != Op::Scalar &&
+                     shape_numel(n.shape) > 0 && k != OpKind::MatMul && k != OpKind::Scan && k != OpKind::Scatter &&
+                     k != OpKind::Reduce && epilogue_candidate(static_cast<int32_t>(i)) < 0;
+    std::vector<int64_t> shape = shape_of(static_cast<int32_t>(i));
+    // Close every other open group this node's kernel reads a member of (the
+    // materialised nodes its inlined expression reaches): built before it.
+    if (!open.empty()) {
+      work.assign(n.inputs.begin(), n.inputs.end());
+      while (!work.empty()) {
+        int32_t x = work.back();
+        work.pop_back();
+        if (seen[x] == static_cast<int32_t>(i)) continue;
+        seen[x] = static_cast<int32_t>(i);
+        if (mat_[x]) {
+          if (open_member[x] && (!candidate || shape_of(x) != shape)) close(shape_of(x));
+          continue;
+        }
+        for (int32_t in : t_.nodes[x].inputs) work.push_back(in);
+      }
+    }
+    if (!candidate) {
+      units.push_back({static_cast<int32_t>(i)});
+      continue;
+    }
+    open[shape].push_back(static_cast<int32_t>(i));
+    open_member[i] = 1;
+  }
+  while (!open.empty()) close(open.begin()->first);
+  return units;
+}
+
+// One kernel over the members' shape storing each member; when a reduction
+// feeds them per row, over the reduction's domain (as build_kernels_for does
+// for one root: the sum in an optimizer's gradient is then computed once for
+// the moments and the parameter). Anything else takes the group apart.
+void Scheduler::build_siblings(const std::vector<int32_t>& members) {
+  const TraceNode& last = t_.nodes[members.back()];
+  std::vector<int32_t> outs;
+  for (int32_t m : members) outs.push_back(buffer_for_node(m));
+  absl::flat_hash_set<int32_t> set(members.begin(), members.end());
+  Kernel k;
+  try {
+    k = make(members.back(), last.shape, -1, true, [&](Ctx& c) {
+      c.siblings = &set;
+      c.sibling_at = c.lc;
+      for (size_t j = 0; j < members.size(); ++j)
+        c.kb.store(kbuf(c, outs[j], true), c.kb.linear(c.lc.data(), last.shape), emit(c, members[j], c.lc));
+    });
+  } catch (const DomainMismatch& e) {
+    const TraceNode& red = t_.nodes[e.node];
+    const TraceNode& x = t_.nodes[red.inputs[0]];
+    if (shape_numel(red.shape) != shape_numel(last.shape)) throw Regroup{members};
+    Shape domain;
+    int32_t r = 0;
+    for (size_t i = 0; i < x.shape.size(); ++i)
+      if (std::find(red.attrs.begin(), red.attrs.end(), static_cast<int64_t>(i)) == red.attrs.end())
+        domain.push_back(x.shape[i]), ++r;
+    for (int64_t a : red.attrs) domain.push_back(x.shape[a]);
+    try {
+      k = make(members.back(), domain, r, true, [&](Ctx& c) {
+        int32_t lin = c.kb.linear(c.lc.data(), absl::MakeConstSpan(domain).subspan(0, r));
+        Coords co = unravel(c, lin, last.shape);
+        c.siblings = &set;
+        c.sibling_at = co;
+        for (size_t j = 0; j < members.size(); ++j) c.kb.store(kbuf(c, outs[j], true), lin, emit(c, members[j], co));
+      });
+    } catch (const DomainMismatch&) {
+      throw Regroup{members};
+    } catch (const NeedMaterialize&) {
+      throw Regroup{members};
+    }
+  }
+  static const char* kinds[] = {"elementwise", "rows", "matmul"};
+  k.name = cat("k", plan_.kernels.size(), "_", kinds[static_cast<int>(k.kind)], "_", op_name(last.op), "_x",
+               members.size());
+  plan_.kernels.push_back(std::move(k));
 }
 
 // The last node of the matmul's single-consumer elementwise chain (the matmul
@@ -749,6 +896,9 @@ Plan Scheduler::run() {
     }
     try {
       build_all();
+    } catch (const Regroup& e) {
+      for (int32_t n : e.nodes) alone_[n] = 1;
+      continue;
     } catch (const NeedMaterialize& e) {
       if (mat_[e.node]) fail(ErrorKind::Runtime, "scheduler: cannot place node %", e.node, " ", op_name(t_.nodes[e.node].op));
       // A product needed outside its epilogue: store the end of its elementwise
