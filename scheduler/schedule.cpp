@@ -77,6 +77,7 @@ class Scheduler {
   void build_all();
   void build_kernels_for(int32_t node);
   void build_siblings(const std::vector<int32_t>& members);
+  Shape rows_domain(int32_t red, int32_t* outer_rank);
   std::vector<std::vector<int32_t>> sibling_units();
   void finish(Ctx& c);
   int32_t buffer_for_node(int32_t node);
@@ -421,6 +422,20 @@ Kernel Scheduler::make(int32_t root, const Shape& domain, int32_t outer_rank, bo
   return best;
 }
 
+// The loop domain of reduction `red`: kept dims outer (`*outer_rank` of them),
+// reduced dims inner.
+Shape Scheduler::rows_domain(int32_t red, int32_t* outer_rank) {
+  const TraceNode& n = t_.nodes[red];
+  const TraceNode& x = t_.nodes[n.inputs[0]];
+  Shape domain;
+  *outer_rank = 0;
+  for (size_t i = 0; i < x.shape.size(); ++i)
+    if (std::find(n.attrs.begin(), n.attrs.end(), static_cast<int64_t>(i)) == n.attrs.end())
+      domain.push_back(x.shape[i]), ++*outer_rank;
+  for (int64_t a : n.attrs) domain.push_back(x.shape[a]);
+  return domain;
+}
+
 void Scheduler::build_kernels_for(int32_t node) {
   const TraceNode& n = t_.nodes[node];
   int32_t out = buffer_for_node(node);
@@ -503,14 +518,9 @@ void Scheduler::build_kernels_for(int32_t node) {
     push(make(node, n.shape, -1, true, [&](Ctx& c) { store_root(c, c.lc); }));
   } catch (const DomainMismatch& e) {
     const TraceNode& red = t_.nodes[e.node];
-    const TraceNode& x = t_.nodes[red.inputs[0]];
     if (shape_numel(red.shape) != shape_numel(n.shape)) throw NeedMaterialize{e.node};
-    Shape domain;
     int32_t r = 0;
-    for (size_t i = 0; i < x.shape.size(); ++i)
-      if (std::find(red.attrs.begin(), red.attrs.end(), static_cast<int64_t>(i)) == red.attrs.end())
-        domain.push_back(x.shape[i]), ++r;
-    for (int64_t a : red.attrs) domain.push_back(x.shape[a]);
+    Shape domain = rows_domain(e.node, &r);
     try {
       push(make(node, domain, r, true, [&](Ctx& c) {
         int32_t lin = c.kb.linear(c.lc.data(), absl::MakeConstSpan(domain).subspan(0, r));
@@ -804,15 +814,9 @@ void Scheduler::build_siblings(const std::vector<int32_t>& members) {
         c.kb.store(kbuf(c, outs[j], true), c.kb.linear(c.lc.data(), last.shape), emit(c, members[j], c.lc));
     });
   } catch (const DomainMismatch& e) {
-    const TraceNode& red = t_.nodes[e.node];
-    const TraceNode& x = t_.nodes[red.inputs[0]];
-    if (shape_numel(red.shape) != shape_numel(last.shape)) throw Regroup{members};
-    Shape domain;
+    if (shape_numel(t_.nodes[e.node].shape) != shape_numel(last.shape)) throw Regroup{members};
     int32_t r = 0;
-    for (size_t i = 0; i < x.shape.size(); ++i)
-      if (std::find(red.attrs.begin(), red.attrs.end(), static_cast<int64_t>(i)) == red.attrs.end())
-        domain.push_back(x.shape[i]), ++r;
-    for (int64_t a : red.attrs) domain.push_back(x.shape[a]);
+    Shape domain = rows_domain(e.node, &r);
     try {
       k = make(members.back(), domain, r, true, [&](Ctx& c) {
         int32_t lin = c.kb.linear(c.lc.data(), absl::MakeConstSpan(domain).subspan(0, r));
