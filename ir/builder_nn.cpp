@@ -90,6 +90,10 @@ NodePtr scatter_add_raising(const NodePtr& x, int64_t dim, const NodePtr& index,
          dtype_name(src->dtype));
   }
   int64_t d = normalize_dim("scatter_add", dim, x->ndim());
+  if (x->ndim() == 0) {  // as PyTorch: a 0-d self (dim 0 or -1) is one element along dim 0
+    auto one = [](const NodePtr& v) { return v->ndim() == 0 ? reshape_exact(v, Shape{1}) : v; };
+    return reshape_exact(scatter_add_raising(one(x), 0, one(index), one(src), on_bad_index), Shape{});
+  }
   if (index->ndim() != x->ndim() || src->ndim() != x->ndim()) {
     fail(ErrorKind::Runtime, "scatter_add: index ", shape_str(index->shape), ", src ", shape_str(src->shape),
          " and self ", shape_str(x->shape), " must have the same number of dimensions");

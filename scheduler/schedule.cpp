@@ -476,6 +476,8 @@ void Scheduler::build_kernels_for(int32_t node) {
       }));
       const TraceNode& index = t_.nodes[n.inputs[1]];
       int64_t axis = n.attrs[0];
+      if (axis < 0 || axis >= static_cast<int64_t>(n.shape.size()))  // ops::scatter_add never builds one
+        fail(ErrorKind::Runtime, "scheduler: scatter_add axis ", axis, " out of range for shape ", shape_str(n.shape));
       Kernel k = make(node, index.shape, -1, false, [&](Ctx& c) {
         int32_t idx = c.kb.compute(Op::Cast, DType::Int64, {emit(c, n.inputs[1], c.lc)});
         Coords oc = c.lc;

@@ -182,6 +182,7 @@ CASES = [
     ("argmin of bool along a dim", lambda m: m.tensor([[False, True]]).argmin(1), ["argmin", "Bool"]),
     ("max with indices of bool", lambda m: m.tensor([[False, True, True]]).max(1), None),
     ("relu keeps the sign of zero", lambda m: 1 / m.relu(m.tensor([-0.0, 0.0, -1.0, 2.0])), None),
+    ("scatter_add into a 0-d tensor", lambda m: m.tensor(3.0).scatter_add(-1, m.tensor(0), m.tensor(2.0)), None),
     ("relu, maximum, clamp keep NaN",
      lambda m: (m.relu(m.tensor([nan, -1.0])), m.maximum(m.tensor([nan, 1.0]), m.zeros(2)),
                 m.tensor([nan, 5.0]).clamp(0, 1)), None),
