@@ -1194,3 +1194,14 @@ def test_no_sync_when_shapes_do_not_depend_on_data():
     assert lt.debug.counters()["syncs"] == before
     ev(results)
     assert lt.debug.counters()["syncs"] > before
+
+
+def test_trace_function_survives_the_fusion_lab_submodule():
+    """lazytensor.trace is both torch.trace and the fusion-lab module lazytensor/trace.py."""
+    import importlib
+    lab = importlib.import_module("lazytensor.trace")
+    import lazytensor.trace as lab2
+    assert lab2 is lab and hasattr(lab, "load") and lt.trace is lab
+    a, b = pair(arr((3, 4), "float32"))
+    assert_same(lt.trace(a), torch.trace(b))
+    assert_same(a.trace(), b.trace())

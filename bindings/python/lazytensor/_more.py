@@ -1080,6 +1080,27 @@ for _n in ("concatenate", "column_stack", "dstack", "tensordot", "inner", "ger",
     globals()[_n] = _with_out(globals()[_n])
 del _n
 
+
+
+def _callable_trace_module(fn):
+    """`lazytensor.trace` is also the fusion-lab submodule (lazytensor/trace.py). Importing a submodule rebinds
+    the package attribute to the module, which would hide torch.trace as soon as anything ran
+    `import lazytensor.trace`. So the submodule is loaded now and made callable: `lazytensor.trace(x)` is this
+    function, `lazytensor.trace.load(...)` (and `import lazytensor.trace as lab`) the lab, in either order."""
+    import importlib
+    import types
+    lab = importlib.import_module(".trace", __package__)
+
+    class _TraceModule(types.ModuleType):
+        def __call__(self, input):
+            return fn(input)
+    lab.__class__ = _TraceModule
+    return lab
+
+
+_trace_function = trace
+trace = _callable_trace_module(_trace_function)
+
 # Tensor methods PyTorch has for these functions, and their in-place forms.
 _METHODS = ["ravel", "fliplr", "flipud", "hsplit", "vsplit", "dsplit", "tensor_split", "diagonal", "trace", "inner",
             "ger", "vdot", "nansum", "nanmean", "count_nonzero", "take", "take_along_dim", "index_fill", "index_copy",
@@ -1102,7 +1123,7 @@ def install(T):
             return self._inplace(fn(self, *args, **kwargs), name)
         m.__name__ = name
         return m
-    g = globals()
+    g = dict(globals(), trace=_trace_function)
     for name in _METHODS:
         if not hasattr(T, name):
             setattr(T, name, method(g[name], name))
