@@ -100,6 +100,9 @@ _sorting.install()
 from . import _math_extra  # noqa: E402
 from ._math_extra import *  # noqa: E402,F401,F403
 _math_extra.install(Tensor)
+from . import _more  # noqa: E402
+from ._more import *  # noqa: E402,F401,F403
+_more.install(Tensor)
 from . import special  # noqa: E402,F401
 
 
