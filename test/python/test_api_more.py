@@ -1205,3 +1205,87 @@ def test_trace_function_survives_the_fusion_lab_submodule():
     a, b = pair(arr((3, 4), "float32"))
     assert_same(lt.trace(a), torch.trace(b))
     assert_same(a.trace(), b.trace())
+
+
+# ---------------------------------------------------------------- einsum, diag, outer, cat (session 9, main)
+EINSUM = [("ij,jk->ik", [(3, 4), (4, 5)]), ("bij,bjk->bik", [(2, 3, 4), (2, 4, 5)]), ("ii->i", [(3, 3)]),
+          ("ii", [(3, 3)]), ("ij->", [(3, 4)]), ("ij->ji", [(3, 4)]), ("i,j->ij", [(3,), (4,)]), ("i,i", [(3,), (3,)]),
+          ("...ij,...jk->...ik", [(2, 3, 4), (4, 5)]), ("bhqd,bhkd->bhqk", [(2, 3, 4, 5), (2, 3, 6, 5)]),
+          ("ij,jk,kl->il", [(2, 3), (3, 4), (4, 5)]), ("iij->j", [(3, 3, 4)]), ("ij,ij->i", [(3, 4), (3, 4)]),
+          ("i,i", [(1,), (3,)]), ("bi,bi->b", [(1, 3), (4, 3)]), ("abc,cd", [(2, 3, 4), (4, 5)]), ("...", [(2, 3)]),
+          ("i...->...", [(2, 3, 4)]), ("ij,kl->ijkl", [(2, 3), (4, 5)]), ("jii->j", [(2, 3, 3)]),
+          ("i j , j k -> i k", [(2, 3), (3, 2)]), ("ij,jk->ik", [(0, 3), (3, 2)]), ("ik,k->", [(2, 0), (0,)])]
+
+
+@pytest.mark.parametrize("eq,shapes", EINSUM, ids=[e + str(i) for i, (e, _) in enumerate(EINSUM)])
+@pytest.mark.parametrize("dt", ["float32", "float64"])
+def test_einsum_values_and_gradients(eq, shapes, dt):
+    arrs = [arr(s, dt) for s in shapes]
+    ps = [pair(a, requires_grad=True) for a in arrs]
+    got = lt.einsum(eq, *[p[0] for p in ps])
+    want = torch.einsum(eq, *[p[1] for p in ps])
+    assert_same(got, want, rtol=1e-4 if dt == "float32" else 1e-10, atol=1e-5 if dt == "float32" else 1e-12)
+    up = arr(tuple(want.shape), dt)
+    (got * lt.from_numpy(up.copy())).sum().backward()
+    (want * torch.from_numpy(up.copy())).sum().backward()
+    for a, b in ps:
+        assert_same(a.grad, b.grad, rtol=1e-4 if dt == "float32" else 1e-10, atol=1e-5 if dt == "float32" else 1e-12)
+
+
+def test_einsum_list_form_and_integers():
+    a, b = pair(arr((3, 4), "int64"))
+    c, d = pair(arr((4, 2), "int64"))
+    assert_same(lt.einsum("ij,jk->ik", [a, c]), torch.einsum("ij,jk->ik", [b, d]))
+
+
+@pytest.mark.parametrize("eq,shapes,dts", [
+    ("ij,j->i", [(2, 3), (3,)], ["float32", "float64"]),
+    ("ij,j->i", [(2, 3), (4,)], None),
+    ("ii->i", [(2, 3)], None),
+    ("ij->k", [(2, 3)], None),
+    ("ij->ii", [(2, 3)], None),
+    ("ij", [(2,)], None),
+    ("ij,jk", [(2, 3)], None),
+    ("i,i", [(2,), (2,), (2,)], None),
+    ("i$", [(2, 2)], None),
+])
+def test_einsum_bad_input_raises_like_torch(eq, shapes, dts):
+    dts = dts or ["float32"] * len(shapes)
+    ps = [pair(arr(s, dt)) for s, dt in zip(shapes, dts)]
+    with pytest.raises(Exception) as want:
+        torch.einsum(eq, *[p[1] for p in ps])
+    with pytest.raises(type(want.value)) as got:
+        lt.einsum(eq, *[p[0] for p in ps])
+    assert "einsum" in str(got.value)
+
+
+@pytest.mark.parametrize("shape,k", [((3,), 0), ((3,), 2), ((3,), -1), ((0,), 1), ((3, 4), 0), ((3, 4), 1),
+                                     ((3, 4), -2), ((4, 3), -3)])
+def test_diag_with_offsets(shape, k):
+    a, b = pair(arr(shape, "float64"), requires_grad=True)
+    got, want = lt.diag(a, k), torch.diag(b, k)
+    assert_same(got, want)
+    if got.numel():
+        got.sum().backward()
+        want.sum().backward()
+        assert_same(a.grad, b.grad)
+
+
+def test_diag_keeps_zeros_next_to_inf_and_rejects_3d():
+    a, b = pair(np.array([np.inf, 1.0, np.nan]))
+    assert_same(lt.diag(a), torch.diag(b))
+    with pytest.raises(RuntimeError, match="diag"):
+        lt.diag(lt.ones(2, 2, 2))
+    with pytest.raises(RuntimeError):
+        torch.diag(torch.ones(2, 2, 2))
+
+
+def test_outer_and_cat_reject_what_torch_rejects():
+    for m in (torch, lt):
+        with pytest.raises(RuntimeError, match="outer"):
+            m.ones(2, 2).outer(m.ones(2))
+        with pytest.raises(TypeError, match="cat"):
+            m.cat(m.ones(2, 3), 0)
+        with pytest.raises(TypeError, match="stack"):
+            m.stack(m.ones(2, 3), 0)
+    assert_same(lt.ones(2).outer(lt.arange(3.0)), torch.ones(2).outer(torch.arange(3.0)))

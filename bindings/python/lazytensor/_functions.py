@@ -187,17 +187,167 @@ def repeat_interleave(input, repeats, dim=None):
 
 
 def diag(input, diagonal=0):
-    if input.dim() == 1 and diagonal == 0:
-        n = input.shape[0]
-        return _C.eye(n, dtype=input.dtype) * input.unsqueeze(0)
-    if input.dim() == 2 and diagonal == 0:
-        n = builtins.min(input.shape)
-        return (input[:n, :n] * _C.eye(n, dtype=input.dtype)).sum(1)
-    raise NotImplementedError("diag with a nonzero diagonal")
+    """1-D: a matrix with input on the `diagonal`-th diagonal (zeros elsewhere, also next to inf/NaN);
+    2-D: a copy of that diagonal."""
+    from ._more import diag_embed, diagonal as _diagonal
+    if not isinstance(input, Tensor):
+        raise TypeError("diag(): argument 'input' (position 1) must be Tensor, not {}".format(type(input).__name__))
+    if input.dim() == 1:
+        return diag_embed(input, offset=diagonal)
+    if input.dim() == 2:
+        return _diagonal(input, offset=diagonal).clone()
+    raise RuntimeError("diag(): Supports 1D or 2D tensors. Got {}D".format(input.dim()))
 
 
-def einsum(*args):
-    raise NotImplementedError("einsum is not supported by lazytensor; use matmul / broadcasting")
+def _einsum_parse(equation, operands):
+    """Per operand its labels (one per dim, ellipsis dims as internal labels '0', '1', ... shared right-aligned
+    across operands), and the output labels."""
+    eq = equation.replace(" ", "")
+    lhs, arrow, rhs = eq.partition("->")
+    terms = lhs.split(",")
+    if len(terms) > len(operands):
+        raise RuntimeError("einsum(): fewer operands were provided than specified in the equation")
+    if len(terms) < len(operands):
+        raise RuntimeError("einsum(): more operands were provided than specified in the equation")
+    for ch in eq:
+        if not (ch.isalpha() and ch.isascii()) and ch not in ",.->":
+            raise RuntimeError("einsum(): invalid subscript given at index {} in the equation string, subscripts must be "
+                               "in [a-zA-Z]".format(eq.index(ch)))
+    ell = 0
+    labels = []
+    for i, (term, t) in enumerate(zip(terms, operands)):
+        if term.count("...") > 1 or term.replace("...", "").count(".") > 0:
+            raise RuntimeError("einsum(): found '.' for operand {} that is not part of any ellipsis".format(i))
+        named = len(term) - (3 if "..." in term else 0)
+        if "..." not in term and named != t.dim():
+            raise RuntimeError("einsum(): the number of subscripts in the equation ({}) does not match the number of "
+                               "dimensions ({}) for operand {} and no ellipsis was given".format(named, t.dim(), i))
+        if "..." in term and named > t.dim():
+            raise RuntimeError("einsum(): the number of subscripts in the equation ({}) is more than the number of "
+                               "dimensions ({}) for operand {}".format(named, t.dim(), i))
+        k = t.dim() - named
+        ell = builtins.max(ell, k) if "..." in term else ell
+        labels.append((term, k))
+    out_labels = []
+    all_labels = []
+    for term, k in labels:
+        head, dots, tail = term.partition("...")
+        lab = list(head) + ([str(ell - k + j) for j in range(k)] if dots else []) + list(tail)
+        all_labels.append(lab)
+    ell_labels = [str(j) for j in range(ell)]
+    if arrow:
+        if rhs.count("...") > 1 or rhs.replace("...", "").count(".") > 0:
+            raise RuntimeError("einsum(): found '.' for output but an ellipsis (...) was already found")
+        head, dots, tail = rhs.partition("...")
+        out_labels = list(head) + (ell_labels if dots else []) + list(tail)
+        seen = set()
+        for c in out_labels:
+            if c in seen and not c.isdigit():
+                raise RuntimeError("einsum(): output subscript {} appears more than once in the output".format(c))
+            seen.add(c)
+            if not c.isdigit() and not any(c in lab for lab in all_labels):
+                raise RuntimeError("einsum(): output subscript {} does not appear in the equation for any input "
+                                   "operand".format(c))
+    else:  # implicit: the ellipsis dims, then the labels seen once, in alphabetical order
+        counts = {}
+        for lab in all_labels:
+            for c in lab:
+                counts[c] = counts.get(c, 0) + 1
+        out_labels = ell_labels + sorted(c for c, n in counts.items() if n == 1 and not c.isdigit())
+    return all_labels, out_labels
+
+
+def einsum(equation, *operands):
+    """torch.einsum over lazy ops: a label repeated in one operand takes its diagonal, labels no one else needs
+    are summed first, and operands are contracted pairwise, left to right, as one batched matmul each
+    (batch = labels both keep, contracted = labels only they share). Labels broadcast where one side has size 1.
+    The sublist form einsum(op, [0, 1], ...) is not supported."""
+    from ._more import diagonal as _diagonal
+    if not isinstance(equation, str):
+        raise NotImplementedError("einsum(): only the equation-string form is supported, not the sublist form")
+    if len(operands) == 1 and isinstance(operands[0], (list, tuple)):
+        operands = tuple(operands[0])
+    for i, t in enumerate(operands):
+        if not isinstance(t, Tensor):
+            raise TypeError("einsum(): argument 'operands' must be tuple of Tensors, not {}".format(type(t).__name__))
+    if operands and any(t.dtype != operands[0].dtype for t in operands):
+        other = next(t.dtype for t in operands if t.dtype != operands[0].dtype)
+        raise RuntimeError("einsum(): expected scalar type {} but found {} (operands must have one dtype)".format(
+            repr(operands[0].dtype).replace("torch.", "").replace("lazytensor.", ""),
+            repr(other).replace("torch.", "").replace("lazytensor.", "")))
+    all_labels, out_labels = _einsum_parse(equation, operands)
+    # Sizes per label, broadcasting size 1.
+    size = {}
+    for i, (lab, t) in enumerate(zip(all_labels, operands)):
+        for c, n in zip(lab, t.shape):
+            if c in size and size[c] != n and size[c] != 1 and n != 1:
+                raise RuntimeError("einsum(): subscript {} has size {} for operand {} which does not broadcast with "
+                                   "previously seen size {}".format(c, n, i, size[c]))
+            size[c] = n if c not in size or size[c] == 1 else size[c]
+    items = []
+    for i, (lab, t) in enumerate(zip(all_labels, operands)):
+        lab = list(lab)
+        while len(set(lab)) < len(lab):  # a repeated label: its diagonal, as the last dim
+            c = next(x for x in lab if lab.count(x) > 1)
+            p = lab.index(c)
+            q = lab.index(c, p + 1)
+            if t.shape[p] != t.shape[q]:
+                raise RuntimeError("einsum(): subscript {} is repeated for operand {} but the sizes don't match, {} != "
+                                   "{}".format(c, i, t.shape[q], t.shape[p]))
+            t = _diagonal(t, 0, p, q)
+            lab = [x for j, x in enumerate(lab) if j not in (p, q)] + [c]
+        items.append((t, lab))
+
+    def needed(k):  # labels the output or another operand than k still needs
+        need = set(out_labels)
+        for j, (_, lab) in enumerate(items):
+            if j != k:
+                need.update(lab)
+        return need
+
+    # Sum what only one operand has and nobody needs.
+    for k, (t, lab) in enumerate(items):
+        need = needed(k)
+        drop = [j for j, c in enumerate(lab) if c not in need]
+        if drop:
+            t = t.sum(drop)
+            lab = [c for c in lab if c in need]
+        items[k] = (t, lab)
+
+    def expand_to_sizes(t, lab):
+        want = [size[c] for c in lab]
+        return t.expand(*want) if list(t.shape) != want else t
+
+    t, lab = items[0]
+    for k in range(1, len(items)):
+        u, ulab = items[k]
+        rest = set(out_labels)
+        for _, l2 in items[k + 1:]:
+            rest.update(l2)
+        shared = [c for c in lab if c in ulab]
+        batch = [c for c in shared if c in rest]
+        contract = [c for c in shared if c not in rest]
+        a_only = [c for c in lab if c not in ulab]
+        b_only = [c for c in ulab if c not in lab]
+        a = expand_to_sizes(t.permute(*[lab.index(c) for c in batch + a_only + contract]), batch + a_only + contract)
+        b = expand_to_sizes(u.permute(*[ulab.index(c) for c in batch + contract + b_only]), batch + contract + b_only)
+
+        def prod(cs):
+            n = 1
+            for c in cs:
+                n *= size[c]
+            return n
+        a = a.reshape(prod(batch), prod(a_only), prod(contract))
+        b = b.reshape(prod(batch), prod(contract), prod(b_only))
+        t = _C.matmul(a, b).reshape(*[size[c] for c in batch + a_only + b_only])
+        lab = batch + a_only + b_only
+    # Sum what the output does not keep, broadcast what it has at size 1, and order as the output.
+    drop = [j for j, c in enumerate(lab) if c not in out_labels]
+    if drop:
+        t = t.sum(drop)
+        lab = [c for c in lab if c in out_labels]
+    t = t.permute(*[lab.index(c) for c in out_labels]) if lab else t
+    return expand_to_sizes(t, out_labels) if out_labels else t
 
 
 from ._random import Generator, get_rng_state, manual_seed, seed, set_rng_state  # noqa: E402,F401

@@ -365,6 +365,11 @@ def _equal(self, other):
 
 
 def _outer(self, other):
+    for name, t in (("self", self), ("vec2", other)):
+        if not isinstance(t, Tensor):
+            raise TypeError("outer(): argument 'vec2' (position 1) must be Tensor, not {}".format(type(t).__name__))
+        if t.dim() != 1:
+            raise RuntimeError("outer: Expected 1-D argument {}, but got {}-D".format(name, t.dim()))
     return self.reshape(-1, 1) * other.reshape(1, -1)
 
 
