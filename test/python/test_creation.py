@@ -155,6 +155,12 @@ def test_repr_dtype_suffix(dt):
     assert repr(lt.tensor([1, 2], dtype=getattr(lt, dt))) == repr(torch.tensor([1, 2], dtype=getattr(torch, dt)))
 
 
+@pytest.mark.parametrize("shape", [(0,), (0, 3)])
+@pytest.mark.parametrize("dt", ["float32", "float64", "int32", "int64", "bool"])
+def test_repr_of_empty_tensors_names_the_dtype(shape, dt):
+    assert repr(lt.zeros(*shape, dtype=getattr(lt, dt))) == repr(torch.zeros(*shape, dtype=getattr(torch, dt)))
+
+
 def test_repr_requires_grad():
     assert repr(lt.tensor([1.0, 2.0], requires_grad=True)) == repr(torch.tensor([1.0, 2.0], requires_grad=True))
 

@@ -120,7 +120,8 @@ def _repr(self, prefix="tensor("):
         vals = _summarized(arr, _print_opts["edgeitems"]) if summarize else arr.reshape(-1)
         fmt = _Formatter(vals, floating)
         body = _str_rec(arr, indent, fmt, summarize)
-    if dt not in (_C.float32, _C.int64, _C.bool):
+    # PyTorch leaves out the dtype its values already show, but not for an empty tensor (no values).
+    if dt != _C.float32 and (arr.size == 0 or dt not in (_C.int64, _C.bool)):
         suffixes.append("dtype=" + repr(dt))
     if self.requires_grad:
         if self.is_leaf:
