@@ -46,6 +46,11 @@ class PythonPolicy final : public lt::FusionPolicy {
     py::gil_scoped_acquire gil;
     return impl_.attr("materialize_shared")(kernels, cost, has_reduction).cast<bool>();
   }
+  bool fuse_siblings() const override {
+    py::gil_scoped_acquire gil;
+    // Policies written before session 9 have no such method: the default.
+    return !py::hasattr(impl_, "fuse_siblings") || impl_.attr("fuse_siblings")().cast<bool>();
+  }
 
  private:
   std::string name_;

@@ -37,3 +37,19 @@ def test_python_policy_changes_the_plan_and_keeps_results_right():
     assert ours["mismatch"] == "" and default["mismatch"] == ""
     assert ours["kernels"] > default["kernels"]
     assert "kernels over" in t.plan("py-store-reductions")
+
+
+class NoSiblings(lab.FusionPolicy):
+    """The default's choices, but every output in a kernel of its own."""
+    name = "py-no-siblings"
+
+    def fuse_siblings(self):
+        return False
+
+
+def test_a_python_policy_can_turn_sibling_kernels_off():
+    lab.register_policy(NoSiblings())
+    t = lab.load(MLP)
+    ours, default = t.run("py-no-siblings", repeat=1), t.run("default", repeat=1)
+    assert ours["mismatch"] == "" and default["mismatch"] == ""
+    assert ours["kernels"] > default["kernels"]  # the MLP step's bias gradients and updates split again

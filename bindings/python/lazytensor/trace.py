@@ -37,6 +37,10 @@ class FusionPolicy:
         """A node inlined into `kernels` kernels is recomputed in each: store it instead?"""
         return kernels > 1 and (has_reduction or cost >= 12)
 
+    def fuse_siblings(self):
+        """May outputs of one shape run as one kernel that stores each (docs/cpu-jit.md, "Sibling kernels")?"""
+        return True
+
 
 def register_policy(policy):
     """Makes `policy` (a FusionPolicy) available under `policy.name` everywhere:
