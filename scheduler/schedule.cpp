@@ -801,7 +801,8 @@ std::vector<std::vector<int32_t>> Scheduler::sibling_units() {
 // One kernel over the members' shape storing each member; when a reduction
 // feeds them per row, over the reduction's domain (as build_kernels_for does
 // for one root: the sum in an optimizer's gradient is then computed once for
-// the moments and the parameter). Anything else takes the group apart.
+// the moments and the parameter), and when it cannot, with that reduction
+// stored (planning restarts), as each member alone would have it.
 void Scheduler::build_siblings(const std::vector<int32_t>& members) {
   const TraceNode& last = t_.nodes[members.back()];
   std::vector<int32_t> outs;
@@ -816,7 +817,8 @@ void Scheduler::build_siblings(const std::vector<int32_t>& members) {
         c.kb.store(kbuf(c, outs[j], true), c.kb.linear(c.lc.data(), last.shape), emit(c, members[j], c.lc));
     });
   } catch (const DomainMismatch& e) {
-    if (shape_numel(t_.nodes[e.node].shape) != shape_numel(last.shape)) throw Regroup{members};
+    // As for one root: a reduction that cannot feed these rows is stored.
+    if (shape_numel(t_.nodes[e.node].shape) != shape_numel(last.shape)) throw NeedMaterialize{e.node};
     int32_t r = 0;
     Shape domain = rows_domain(e.node, &r);
     try {
@@ -827,10 +829,8 @@ void Scheduler::build_siblings(const std::vector<int32_t>& members) {
         c.sibling_at = co;
         for (size_t j = 0; j < members.size(); ++j) c.kb.store(kbuf(c, outs[j], true), lin, emit(c, members[j], co));
       });
-    } catch (const DomainMismatch&) {
-      throw Regroup{members};
-    } catch (const NeedMaterialize&) {
-      throw Regroup{members};
+    } catch (const DomainMismatch& e2) {
+      throw NeedMaterialize{e2.node};
     }
   }
   static const char* kinds[] = {"elementwise", "rows", "matmul"};
