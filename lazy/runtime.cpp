@@ -181,8 +181,13 @@ void sync_nodes(absl::Span<const NodePtr> requested, const RunOptions& options) 
   std::vector<NodePtr> others = live_pending_nodes();
   // The capture marks everything the requested roots reach; then every marked
   // node another live pending tensor reaches is promoted to an extra output.
+  // Not a view (reshape, permute, expand, slice, flip, pad) of a pending
+  // node inside another tensor's graph, though: the walk goes on to what it
+  // views. A view costs nothing to recompute, and stored it is a copy (an
+  // Adam step promoted each weight expanded over the batch for a batched
+  // matmul: 16 copies of it). A live tensor that is itself a view is stored.
   TraceCapture capture(roots);
-  absl::flat_hash_set<const Node*> seen;  // visited outside the trace
+  absl::flat_hash_set<const Node*> seen;  // visited outside the trace, and views inside it
   std::vector<const NodePtr*> work;
   for (const NodePtr& other : others) {
     work.assign(1, &other);
@@ -190,6 +195,12 @@ void sync_nodes(absl::Span<const NodePtr> requested, const RunOptions& options) 
       const NodePtr& p = *work.back();
       work.pop_back();
       if (int32_t index = capture.index_of(p.get()); index >= 0) {
+        bool view_of_pending = &p != &other && op_kind(p->op) == OpKind::Movement && !p->inputs.empty() &&
+                               p->inputs[0]->is_pending();
+        if (view_of_pending && !marked.contains(p.get())) {
+          if (seen.insert(p.get()).second) work.push_back(&p->inputs[0]);
+          continue;
+        }
         if (marked.insert(p.get()).second) {
           roots.push_back(p);
           capture.add_output(index);

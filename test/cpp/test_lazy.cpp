@@ -78,6 +78,28 @@ BOOST_AUTO_TEST_CASE(syncing_a_subset_materialises_intermediates_other_tensors_s
   BOOST_TEST(u.to_vector<double>()[2] == std::exp(3.0) + 1.0, boost::test_tools::tolerance(1e-12));
 }
 
+// A view of a pending node that another tensor's graph needs is not stored
+// (that would be a copy): what it views is, and the view is recomputed for
+// free later. A live tensor that is itself a view is stored as before.
+BOOST_AUTO_TEST_CASE(a_shared_view_is_not_stored_what_it_views_is) {
+  runtime::set_backend("reference");
+  Tensor x = Tensor::from_vector<double>({1, 2, 3, 4, 5, 6}, {2, 3});
+  Tensor u, v;
+  {
+    Tensor w = transpose(exp(x), 0, 1);  // dies here: only u's and v's graphs hold it
+    u = w * 2.0;
+    v = w + 1.0;
+  }
+  Tensor kept_view = transpose(exp(x) * 3.0, 0, 1);  // a live view
+  Tensor z = kept_view + 1.0;
+  sync({v, z});
+  NodePtr view = u.node()->inputs[0];
+  BOOST_TEST((view->op == Op::Permute && view->is_pending()));
+  BOOST_TEST(!view->inputs[0]->is_pending());  // exp(x), stored
+  BOOST_TEST(kept_view.is_materialized());
+  BOOST_TEST(u.to_vector<double>()[1] == 2.0 * std::exp(4.0), boost::test_tools::tolerance(1e-12));
+}
+
 BOOST_AUTO_TEST_CASE(sync_all_computes_every_live_pending_tensor) {
   Tensor a = ones({2}) * 3.0;
   Tensor b = zeros({3}) + 1.0;
