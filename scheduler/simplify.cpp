@@ -5,6 +5,11 @@
 // one), duplicate subexpressions (CSE by structure; scalars and inputs stay
 // distinct by parameter slot) and nodes no output needs. Values of scalars are
 // runtime parameters, so nothing is folded through them.
+// One rewrite: the transpose of a matmul nothing else reads, (AB)^T, is the
+// matmul B^T A^T (the same dot products), so the product is stored in the
+// layout its reader wants: autograd's weight gradient of x @ W.t() is
+// (x^T g)^T, and the optimizer then read it transposed (16 GB/s instead of
+// a contiguous stream).
 #include <string>
 
 #include "absl/container/flat_hash_map.h"
@@ -83,6 +88,14 @@ Trace compact(const Trace& t) {
 
 }  // namespace
 
+static bool swaps_last_two(const Attrs& perm) {
+  size_t r = perm.size();
+  if (r < 2 || perm[r - 2] != static_cast<int64_t>(r - 1) || perm[r - 1] != static_cast<int64_t>(r - 2)) return false;
+  for (size_t j = 0; j + 2 < r; ++j)
+    if (perm[j] != static_cast<int64_t>(j)) return false;
+  return true;
+}
+
 Trace simplify_trace(const Trace& trace) {
   Trace in = compact(trace);
   Trace out;
@@ -91,9 +104,51 @@ Trace simplify_trace(const Trace& trace) {
   out.hash = in.hash;
   std::vector<int32_t> map(in.nodes.size(), -1);
   absl::flat_hash_map<std::string, int32_t> seen;
+  std::vector<int32_t> uses(in.nodes.size(), 0);
+  for (const TraceNode& node : in.nodes)
+    for (int32_t x : node.inputs) ++uses[x];
+  for (int32_t o : in.outputs) ++uses[o];
+  auto append = [&](TraceNode n) {
+    std::string key = cse_key(n);
+    if (auto it = seen.find(key); it != seen.end()) return it->second;
+    int32_t id = static_cast<int32_t>(out.nodes.size());
+    out.nodes.push_back(std::move(n));
+    seen.emplace(std::move(key), id);
+    return id;
+  };
+  // x with its last two dims swapped: a permute, composed with x's own.
+  auto transposed = [&](int32_t x) {
+    const TraceNode& src = out.nodes[x];
+    TraceNode p;
+    p.op = Op::Permute;
+    p.dtype = src.dtype;
+    p.shape = src.shape;
+    std::swap(p.shape[p.shape.size() - 2], p.shape[p.shape.size() - 1]);
+    for (size_t j = 0; j < src.shape.size(); ++j) p.attrs.push_back(static_cast<int64_t>(j));
+    std::swap(p.attrs[p.attrs.size() - 2], p.attrs[p.attrs.size() - 1]);
+    p.inputs = {x};
+    if (src.op == Op::Permute) {
+      Attrs composed(p.attrs.size());
+      for (size_t j = 0; j < p.attrs.size(); ++j) composed[j] = src.attrs[p.attrs[j]];
+      p.attrs = composed;
+      p.inputs[0] = src.inputs[0];
+      if (is_identity(p, out)) return p.inputs[0];
+    }
+    return append(std::move(p));
+  };
   for (size_t i = 0; i < in.nodes.size(); ++i) {
     TraceNode n = in.nodes[i];
     for (int32_t& x : n.inputs) x = map[x];
+    if (n.op == Op::Permute && swaps_last_two(n.attrs) && in.nodes[in.nodes[i].inputs[0]].op == Op::MatMul &&
+        uses[in.nodes[i].inputs[0]] == 1) {
+      const TraceNode& mm = out.nodes[n.inputs[0]];
+      int32_t a = mm.inputs[0], b = mm.inputs[1];
+      TraceNode r = mm;
+      r.shape = n.shape;
+      r.inputs = {transposed(b), transposed(a)};
+      map[i] = append(std::move(r));
+      continue;
+    }
     if (is_identity(n, out)) {
       map[i] = n.inputs[0];
       continue;
@@ -118,16 +173,7 @@ Trace simplify_trace(const Trace& trace) {
         }
       }
     }
-    std::string key = cse_key(n);
-    auto it = seen.find(key);
-    if (it != seen.end()) {
-      map[i] = it->second;
-      continue;
-    }
-    int32_t id = static_cast<int32_t>(out.nodes.size());
-    out.nodes.push_back(std::move(n));
-    seen.emplace(std::move(key), id);
-    map[i] = id;
+    map[i] = append(std::move(n));
   }
   for (int32_t o : in.outputs) out.outputs.push_back(map[o]);
   return compact(out);
