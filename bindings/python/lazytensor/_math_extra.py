@@ -457,19 +457,25 @@ def _float_power_(self, exponent):
     return self._inplace(float_power(self, exponent), "float_power_")
 
 
+def method(fn, name=None):
+    """fn(self, ...) as a Tensor method called `name` (fn's own name by default)."""
+    def m(self, *args, **kwargs):
+        return fn(self, *args, **kwargs)
+    m.__name__ = name or fn.__name__
+    m.__doc__ = fn.__doc__
+    return m
+
+
+def inplace(fn, name):
+    """The in-place Tensor method `name`: self takes fn(self, ...)'s value."""
+    def m(self, *args, **kwargs):
+        return self._inplace(fn(self, *args, **kwargs), name)
+    m.__name__ = name
+    return m
+
+
 def install(T):
     """Attach the Tensor methods (and in-place forms) that the class lacks."""
-    def method(fn):
-        def m(self, *args, **kwargs):
-            return fn(self, *args, **kwargs)
-        m.__name__ = fn.__name__
-        return m
-
-    def inplace(fn, name):
-        def m(self, *args, **kwargs):
-            return self._inplace(fn(self, *args, **kwargs), name)
-        m.__name__ = name
-        return m
     g = globals()
     for name in __all__:
         if not hasattr(T, name):

@@ -1111,18 +1111,7 @@ _INPLACE = ["index_fill", "index_copy", "scatter", "ldexp"]
 
 def install(T):
     """Attach the Tensor methods (and in-place forms) that the class lacks."""
-    def method(fn, name):
-        def m(self, *args, **kwargs):
-            return fn(self, *args, **kwargs)
-        m.__name__ = name
-        m.__doc__ = fn.__doc__
-        return m
-
-    def inplace(fn, name):
-        def m(self, *args, **kwargs):
-            return self._inplace(fn(self, *args, **kwargs), name)
-        m.__name__ = name
-        return m
+    from ._math_extra import inplace, method
     g = dict(globals(), trace=_trace_function)
     for name in _METHODS:
         if not hasattr(T, name):
