@@ -176,4 +176,11 @@ BOOST_AUTO_TEST_CASE(a_sum_of_cancelling_terms_gets_its_rounding_bound) {
   BOOST_TEST(!fuzz::compare(dot, small, "default").has_value());
   BOOST_TEST(fuzz::compare(dot, big, "default").has_value());
   BOOST_TEST(fuzz::compare(add, off_add, "default").has_value());
+  // The same terms added into one element by scatter_add (fuzz seed 508704).
+  BufferPtr idx = make_buffer(DType::Int64, 3);
+  for (int i = 0; i < 3; ++i) idx->as<int64_t>()[i] = 0;
+  NodePtr terms = make_input(buffer({2039.897f, -969.2702f, -1070.627f}), {3});
+  Trace scatter = capture_trace({ops::scatter_add(make_input(buffer({0.0f}), {1}), 0, make_input(idx, {3}), terms)}).trace;
+  BOOST_TEST(!fuzz::compare(scatter, small, "default").has_value());
+  BOOST_TEST(fuzz::compare(scatter, big, "default").has_value());
 }

@@ -87,7 +87,7 @@ static Trace sub_trace(const Trace& trace, int32_t root, const std::vector<Buffe
 // cancel is right on its operands within accumulation_allowance. Every other
 // mismatch (a wrong op, a fused kernel that differs from the unfused one, an
 // error) stays a mismatch.
-// A sum of K rounded terms (matmul, reduce_sum, cumsum) may differ from the
+// A sum of K rounded terms (matmul, reduce_sum, cumsum, scatter_add) may differ from the
 // reference's double sum by up to about K eps sum|terms|, which cancellation
 // can make far larger than the output's scale (16 x 3 @ 3 x 6 in float32:
 // 2040 - 969 - 1071 = -1.8e-4 exactly, -7.2e-5 with FMAs, a 7e-4 bound). The
@@ -101,6 +101,7 @@ static std::vector<double> accumulation_allowance(const Trace& trace, int32_t n,
   if (tn.op == Op::MatMul && !in0.shape.empty()) k = in0.shape.back();
   else if (tn.op == Op::ReduceSum) k = shape_numel(in0.shape) / std::max<int64_t>(1, shape_numel(tn.shape));
   else if (tn.op == Op::CumSum && !tn.attrs.empty()) k = in0.shape[tn.attrs[0]];
+  else if (tn.op == Op::ScatterAdd && tn.inputs.size() == 3) k = shape_numel(trace.nodes[tn.inputs[1]].shape) + 1;
   if (k <= 1) return {};
   std::vector<BufferPtr> mags(trace.nodes.size());
   std::vector<bool> cut(trace.nodes.size(), false);
@@ -108,14 +109,18 @@ static std::vector<double> accumulation_allowance(const Trace& trace, int32_t n,
     const TraceNode& it = trace.nodes[in];
     if (it.op == Op::Scalar) continue;
     const BufferPtr& v = it.op == Op::Input ? trace.params[it.param] : values[in];
-    if (!v || !is_floating(v->dtype())) return {};
+    if (!v) return {};
+    cut[in] = true;
+    if (!is_floating(v->dtype())) {  // an index: as it is
+      mags[in] = v;
+      continue;
+    }
     BufferPtr m = make_buffer(v->dtype(), v->numel());
     for (int64_t i = 0; i < v->numel(); ++i) {
       if (v->dtype() == DType::Float32) m->as<float>()[i] = std::fabs(v->as<float>()[i]);
       else m->as<double>()[i] = std::fabs(v->as<double>()[i]);
     }
     mags[in] = m;
-    cut[in] = true;
   }
   BufferPtr mag = evaluate_reference(sub_trace(trace, n, &mags, &cut))[0];
   double eps = tn.dtype == DType::Float32 ? std::ldexp(1.0, -24) : std::ldexp(1.0, -53);
