@@ -76,7 +76,8 @@ class Scheduler {
  private:
   void build_all();
   void build_kernels_for(int32_t node);
-  void build_siblings(const std::vector<int32_t>& members);
+  void build_elementwise(const std::vector<int32_t>& members);
+  void push_kernel(Kernel k, int32_t root, size_t outputs = 1);
   Shape rows_domain(int32_t red, int32_t* outer_rank);
   std::vector<std::vector<int32_t>> sibling_units();
   void finish(Ctx& c);
@@ -439,14 +440,7 @@ Shape Scheduler::rows_domain(int32_t red, int32_t* outer_rank) {
 void Scheduler::build_kernels_for(int32_t node) {
   const TraceNode& n = t_.nodes[node];
   int32_t out = buffer_for_node(node);
-  auto name = [&](const Kernel& k) {
-    static const char* kinds[] = {"elementwise", "rows", "matmul"};
-    return cat("k", plan_.kernels.size(), "_", kinds[static_cast<int>(k.kind)], "_", op_name(n.op));
-  };
-  auto push = [&](Kernel k) {
-    k.name = name(k);
-    plan_.kernels.push_back(std::move(k));
-  };
+  auto push = [&](Kernel k) { push_kernel(std::move(k), node); };
   auto store_root = [&](Ctx& c, const Coords& co) {
     c.kb.store(kbuf(c, out, true), c.kb.linear(co.data(), n.shape), emit(c, node, co));
   };
@@ -514,25 +508,15 @@ void Scheduler::build_kernels_for(int32_t node) {
     push_matmul(node, mm);
     return;
   }
-  // Elementwise / movement / source / concat / gather roots: the root's own
-  // domain; if a reduction feeds it per row, the reduction's domain.
-  try {
-    push(make(node, n.shape, -1, true, [&](Ctx& c) { store_root(c, c.lc); }));
-  } catch (const DomainMismatch& e) {
-    const TraceNode& red = t_.nodes[e.node];
-    if (shape_numel(red.shape) != shape_numel(n.shape)) throw NeedMaterialize{e.node};
-    int32_t r = 0;
-    Shape domain = rows_domain(e.node, &r);
-    try {
-      push(make(node, domain, r, true, [&](Ctx& c) {
-        int32_t lin = c.kb.linear(c.lc.data(), absl::MakeConstSpan(domain).subspan(0, r));
-        Coords co = unravel(c, lin, n.shape);
-        c.kb.store(kbuf(c, out, true), lin, emit(c, node, co));
-      }));
-    } catch (const DomainMismatch& e2) {
-      throw NeedMaterialize{e2.node};
-    }
-  }
+  build_elementwise({node});
+}
+
+// "k<index>_<kind>_<root op>", and "_x<n>" for a sibling kernel storing n outputs.
+void Scheduler::push_kernel(Kernel k, int32_t root, size_t outputs) {
+  static const char* kinds[] = {"elementwise", "rows", "matmul"};
+  k.name = cat("k", plan_.kernels.size(), "_", kinds[static_cast<int>(k.kind)], "_", op_name(t_.nodes[root].op),
+               outputs > 1 ? cat("_x", outputs) : std::string());
+  plan_.kernels.push_back(std::move(k));
 }
 
 // ---- matmul kernels -------------------------------------------------------------
@@ -639,9 +623,7 @@ void Scheduler::push_matmul(int32_t root, int32_t mm) {
     if (root == mm) throw DomainMismatch{mm};
     throw NeedMaterialize{mm};
   }
-  static const char* kinds[] = {"elementwise", "rows", "matmul"};
-  k.name = cat("k", plan_.kernels.size(), "_", kinds[static_cast<int>(k.kind)], "_", op_name(t_.nodes[root].op));
-  plan_.kernels.push_back(std::move(k));
+  push_kernel(std::move(k), root);
 }
 
 Kernel Scheduler::matmul_kernel(int32_t root, int32_t mm, bool fold) {
@@ -710,7 +692,7 @@ void Scheduler::build_all() {
       if (u.size() == 1) {
         build_kernels_for(u[0]);
       } else {
-        build_siblings(u);
+        build_elementwise(u);
       }
     } catch (const DomainMismatch& e) {
       throw NeedMaterialize{e.node};
@@ -752,17 +734,16 @@ std::vector<std::vector<int32_t>> Scheduler::sibling_units() {
   std::vector<std::vector<int32_t>> units;  // in build order: a group where it closes
   std::vector<char> is_output(t_.nodes.size(), 0);
   for (int32_t o : t_.outputs) is_output[o] = 1;
-  std::map<std::vector<int64_t>, std::vector<int32_t>> open;  // shape -> members so far
+  std::map<Shape, std::vector<int32_t>> open;  // shape -> members so far
   std::vector<char> open_member(t_.nodes.size(), 0);
   std::vector<int32_t> seen(t_.nodes.size(), -1);  // DFS marks, by reader
   std::vector<int32_t> work;
-  auto close = [&](const std::vector<int64_t>& shape) {
+  auto close = [&](const Shape& shape) {
     auto it = open.find(shape);
     for (int32_t m : it->second) open_member[m] = 0;
     units.push_back(std::move(it->second));
     open.erase(it);
   };
-  auto shape_of = [&](int32_t x) { return std::vector<int64_t>(t_.nodes[x].shape.begin(), t_.nodes[x].shape.end()); };
   for (size_t i = 0; i < t_.nodes.size(); ++i) {
     const TraceNode& n = t_.nodes[i];
     if (!mat_[i] || n.op == Op::Input) continue;
@@ -770,7 +751,7 @@ std::vector<std::vector<int32_t>> Scheduler::sibling_units() {
     bool candidate = policy_.fuse_siblings() && is_output[i] && !alone_[i] && n.op != Op::Scalar &&
                      shape_numel(n.shape) > 0 && k != OpKind::MatMul && k != OpKind::Scan && k != OpKind::Scatter &&
                      k != OpKind::Reduce && epilogue_candidate(static_cast<int32_t>(i)) < 0;
-    std::vector<int64_t> shape = shape_of(static_cast<int32_t>(i));
+    const Shape& shape = n.shape;
     // Close every other open group this node's kernel reads a member of (the
     // materialised nodes its inlined expression reaches): built before it.
     if (!open.empty()) {
@@ -781,7 +762,7 @@ std::vector<std::vector<int32_t>> Scheduler::sibling_units() {
         if (seen[x] == static_cast<int32_t>(i)) continue;
         seen[x] = static_cast<int32_t>(i);
         if (mat_[x]) {
-          if (open_member[x] && (!candidate || shape_of(x) != shape)) close(shape_of(x));
+          if (open_member[x] && (!candidate || t_.nodes[x].shape != shape)) close(t_.nodes[x].shape);
           continue;
         }
         for (int32_t in : t_.nodes[x].inputs) work.push_back(in);
@@ -794,16 +775,16 @@ std::vector<std::vector<int32_t>> Scheduler::sibling_units() {
     open[shape].push_back(static_cast<int32_t>(i));
     open_member[i] = 1;
   }
-  while (!open.empty()) close(open.begin()->first);
+  while (!open.empty()) close(Shape(open.begin()->first));
   return units;
 }
 
-// One kernel over the members' shape storing each member; when a reduction
-// feeds them per row, over the reduction's domain (as build_kernels_for does
-// for one root: the sum in an optimizer's gradient is then computed once for
-// the moments and the parameter), and when it cannot, with that reduction
-// stored (planning restarts), as each member alone would have it.
-void Scheduler::build_siblings(const std::vector<int32_t>& members) {
+// Elementwise / movement / source / concat / gather roots: one kernel over
+// their (common) shape storing each of them (a sibling group, or one root);
+// when a reduction feeds them per row, over the reduction's domain (the sum
+// in an optimizer's gradient is then computed once for the moments and the
+// parameter); when it cannot, that reduction is stored (planning restarts).
+void Scheduler::build_elementwise(const std::vector<int32_t>& members) {
   const TraceNode& last = t_.nodes[members.back()];
   std::vector<int32_t> outs;
   for (int32_t m : members) outs.push_back(buffer_for_node(m));
@@ -817,7 +798,6 @@ void Scheduler::build_siblings(const std::vector<int32_t>& members) {
         c.kb.store(kbuf(c, outs[j], true), c.kb.linear(c.lc.data(), last.shape), emit(c, members[j], c.lc));
     });
   } catch (const DomainMismatch& e) {
-    // As for one root: a reduction that cannot feed these rows is stored.
     if (shape_numel(t_.nodes[e.node].shape) != shape_numel(last.shape)) throw NeedMaterialize{e.node};
     int32_t r = 0;
     Shape domain = rows_domain(e.node, &r);
@@ -833,10 +813,7 @@ void Scheduler::build_siblings(const std::vector<int32_t>& members) {
       throw NeedMaterialize{e2.node};
     }
   }
-  static const char* kinds[] = {"elementwise", "rows", "matmul"};
-  k.name = cat("k", plan_.kernels.size(), "_", kinds[static_cast<int>(k.kind)], "_", op_name(last.op), "_x",
-               members.size());
-  plan_.kernels.push_back(std::move(k));
+  push_kernel(std::move(k), members.back(), members.size());
 }
 
 // The last node of the matmul's single-consumer elementwise chain (the matmul
