@@ -116,7 +116,27 @@ Trace simplify_trace(const Trace& trace) {
     seen.emplace(std::move(key), id);
     return id;
   };
-  // x with its last two dims swapped: a permute, composed with x's own.
+  // A node into `out`: an identity is its input, view chains collapse
+  // (reshape(reshape(x)) = reshape(x); permute(permute(x)) = one permute),
+  // duplicates are CSE'd. Returns its index in `out`.
+  auto place = [&](TraceNode n) -> int32_t {
+    if (is_identity(n, out)) return n.inputs[0];
+    if (!n.inputs.empty()) {
+      const TraceNode& src = out.nodes[n.inputs[0]];
+      if (n.op == Op::Reshape && src.op == Op::Reshape) {
+        n.inputs[0] = src.inputs[0];
+        if (out.nodes[n.inputs[0]].shape == n.shape) return n.inputs[0];
+      } else if (n.op == Op::Permute && src.op == Op::Permute) {
+        Attrs composed(n.attrs.size());
+        for (size_t j = 0; j < n.attrs.size(); ++j) composed[j] = src.attrs[n.attrs[j]];
+        n.attrs = composed;
+        n.inputs[0] = src.inputs[0];
+        if (is_identity(n, out)) return n.inputs[0];
+      }
+    }
+    return append(std::move(n));
+  };
+  // x with its last two dims swapped.
   auto transposed = [&](int32_t x) {
     const TraceNode& src = out.nodes[x];
     TraceNode p;
@@ -127,14 +147,7 @@ Trace simplify_trace(const Trace& trace) {
     for (size_t j = 0; j < src.shape.size(); ++j) p.attrs.push_back(static_cast<int64_t>(j));
     std::swap(p.attrs[p.attrs.size() - 2], p.attrs[p.attrs.size() - 1]);
     p.inputs = {x};
-    if (src.op == Op::Permute) {
-      Attrs composed(p.attrs.size());
-      for (size_t j = 0; j < p.attrs.size(); ++j) composed[j] = src.attrs[p.attrs[j]];
-      p.attrs = composed;
-      p.inputs[0] = src.inputs[0];
-      if (is_identity(p, out)) return p.inputs[0];
-    }
-    return append(std::move(p));
+    return place(std::move(p));
   };
   for (size_t i = 0; i < in.nodes.size(); ++i) {
     TraceNode n = in.nodes[i];
@@ -149,31 +162,7 @@ Trace simplify_trace(const Trace& trace) {
       map[i] = append(std::move(r));
       continue;
     }
-    if (is_identity(n, out)) {
-      map[i] = n.inputs[0];
-      continue;
-    }
-    // Collapse view chains: reshape(reshape(x)) = reshape(x); permute(permute(x)) = one permute.
-    if (!n.inputs.empty()) {
-      const TraceNode& src = out.nodes[n.inputs[0]];
-      if (n.op == Op::Reshape && src.op == Op::Reshape) {
-        n.inputs[0] = src.inputs[0];
-        if (out.nodes[n.inputs[0]].shape == n.shape) {
-          map[i] = n.inputs[0];
-          continue;
-        }
-      } else if (n.op == Op::Permute && src.op == Op::Permute) {
-        Attrs composed(n.attrs.size());
-        for (size_t j = 0; j < n.attrs.size(); ++j) composed[j] = src.attrs[n.attrs[j]];
-        n.attrs = composed;
-        n.inputs[0] = src.inputs[0];
-        if (is_identity(n, out)) {
-          map[i] = n.inputs[0];
-          continue;
-        }
-      }
-    }
-    map[i] = append(std::move(n));
+    map[i] = place(std::move(n));
   }
   for (int32_t o : in.outputs) out.outputs.push_back(map[o]);
   return compact(out);
