@@ -539,6 +539,13 @@ def index_fill(input, dim, index, value):
     return _where(_along(mask, d, nd), v, input)
 
 
+def _added_into_zeros(x, op, d, idx, src):
+    """zeros like x with src added at idx along d by `op` (index_add or scatter_add); bool as any-true."""
+    if x.dtype == _C.bool:
+        return getattr(_zeros(x.shape, _C.int32), op)(d, idx, src.to(_C.int32)) != 0
+    return getattr(_zeros(x.shape, x.dtype), op)(d, idx, src)
+
+
 def index_copy(input, dim, index, source):
     """input with the slices at `index` along dim replaced by source's slices. Duplicate indices add their
     slices (PyTorch keeps one of them, which one is unspecified)."""
@@ -573,11 +580,7 @@ def index_copy(input, dim, index, source):
     src = source.reshape([k] + [1] * (x.dim() - 1)) if source.dim() == 0 or nd == 0 else source
     idx = index.reshape(-1)
     mask = _along(_hits(idx, x.shape[d]), d, x.dim())
-    if x.dtype == _C.bool:
-        placed = _zeros(x.shape, _C.int32).index_add(d, idx, src.to(_C.int32)) != 0
-    else:
-        placed = _zeros(x.shape, x.dtype).index_add(d, idx, src)
-    out = _where(mask, placed, x)
+    out = _where(mask, _added_into_zeros(x, "index_add", d, idx, src), x)
     return out if nd > 0 else out.reshape(())
 
 
@@ -641,11 +644,7 @@ def scatter(input, dim, index, src=_NO_VALUE, value=_NO_VALUE, *, reduce=None):
         for j in range(s.dim()):
             if s.shape[j] != idx.shape[j]:
                 s = s.narrow(j, 0, idx.shape[j])
-        if x.dtype == _C.bool:
-            placed = _zeros(x.shape, _C.int32).scatter_add(d, idx, s.to(_C.int32)) != 0
-        else:
-            placed = _zeros(x.shape, x.dtype).scatter_add(d, idx, s)
-        out = _where(hits, placed, x)
+        out = _where(hits, _added_into_zeros(x, "scatter_add", d, idx, s), x)
     return out if nd > 0 else out.reshape(())
 
 
