@@ -76,17 +76,6 @@ static std::vector<NodePtr> rebuild_nodes(const Trace& trace, const std::vector<
 static Trace sub_trace(const Trace& trace, int32_t root, const std::vector<BufferPtr>* cut_values = nullptr,
                        const std::vector<bool>* cut = nullptr);
 
-// A mismatch that rounding explains. Run with every computed node as an
-// output, each node's backend value must be what the reference computes from
-// the backend's values of that node's operands (to the tolerance above), and
-// each output must match the run under test. Then every op is right on its
-// operands, and the reference and the backend differ only by in-tolerance
-// differences that an ill-conditioned op amplified: a division by an exact
-// zero whose numerator cancels to 0 in one and to 1e-16 in the other (NaN
-// against inf), a comparison of two nearly equal values. A sum of terms that
-// cancel is right on its operands within accumulation_allowance. Every other
-// mismatch (a wrong op, a fused kernel that differs from the unfused one, an
-// error) stays a mismatch.
 // A sum of K rounded terms (matmul, reduce_sum, cumsum, scatter_add) may differ from the
 // reference's double sum by up to about K eps sum|terms|, which cancellation
 // can make far larger than the output's scale (16 x 3 @ 3 x 6 in float32:
@@ -129,6 +118,17 @@ static std::vector<double> accumulation_allowance(const Trace& trace, int32_t n,
   return out;
 }
 
+// A mismatch that rounding explains. Run with every computed node as an
+// output, each node's backend value must be what the reference computes from
+// the backend's values of that node's operands (to the tolerance above), and
+// each output must match the run under test. Then every op is right on its
+// operands, and the reference and the backend differ only by in-tolerance
+// differences that an ill-conditioned op amplified: a division by an exact
+// zero whose numerator cancels to 0 in one and to 1e-16 in the other (NaN
+// against inf), a comparison of two nearly equal values. A sum of terms that
+// cancel is right on its operands within accumulation_allowance. Every other
+// mismatch (a wrong op, a fused kernel that differs from the unfused one, an
+// error) stays a mismatch.
 static bool explained_by_rounding(const Trace& trace, Backend& backend, const std::string& policy,
                                   const std::vector<BufferPtr>& got, bool f32_upstream) {
   std::vector<int32_t> computed;
