@@ -1,6 +1,8 @@
 // scheduler/kernel.cpp — printing, hashing and sizes of kernel IR.
 #include "scheduler/kernel.h"
 
+#include <algorithm>
+
 #include "absl/strings/str_cat.h"
 #include "ir/error.h"
 
@@ -110,6 +112,30 @@ int64_t Kernel::bytes_moved() const {
   for (const KernelBuffer& b : buffers)
     if (b.plan_buffer >= 0) n += b.numel * static_cast<int64_t>(dtype_size(b.dtype));
   return n;
+}
+
+bool affine_offset(const Kernel& k, int32_t id, std::vector<int64_t>* coeffs) {
+  size_t r = k.domain.size();
+  std::vector<int64_t>& f = *coeffs;
+  const KOp& o = k.ops[id];
+  f.assign(r + 1, 0);
+  if (o.dtype != DType::Int64) return false;
+  if (o.code == KOpCode::Coord) return f[o.imm] = 1, true;
+  if (o.code == KOpCode::Const) return f[r] = o.imm, true;
+  if (o.code != KOpCode::Compute || o.num_inputs != 2) return false;
+  std::vector<int64_t> a, c;
+  if (!affine_offset(k, o.inputs[0], &a) || !affine_offset(k, o.inputs[1], &c)) return false;
+  auto is_const = [&](const std::vector<int64_t>& g) {
+    return std::all_of(g.begin(), g.end() - 1, [](int64_t x) { return x == 0; });
+  };
+  for (size_t i = 0; i <= r; ++i) {
+    if (o.op == Op::Add) f[i] = a[i] + c[i];
+    else if (o.op == Op::Sub) f[i] = a[i] - c[i];
+    else if (o.op == Op::Mul && is_const(c)) f[i] = a[i] * c[r];
+    else if (o.op == Op::Mul && is_const(a)) f[i] = c[i] * a[r];
+    else return false;
+  }
+  return true;
 }
 
 std::string print_kernel(const Kernel& k) {

@@ -161,6 +161,12 @@ struct MatMulChecks {
 };
 MatMulChecks matmul_unread_checks(const Kernel& kernel);
 
+/// The i64 offset `id` as an affine function of the loop coordinates, when it
+/// is one (built from Coord, Const, Add, Sub and Mul by a constant):
+/// (*coeffs)[axis] multiplies Coord(axis) and (*coeffs)[rank] is the constant.
+/// False for anything else (divisions, loads: gathers).
+bool affine_offset(const Kernel& kernel, int32_t id, std::vector<int64_t>* coeffs);
+
 /// Rows kernels: the row-level values element-level op `id` reads, directly or
 /// through other element-level ops. Calls `row(op)` once for each row-level op
 /// reached that is not a Reduce (a reduction is finished by the loop that

@@ -108,6 +108,7 @@ class Codegen {
 
   void gen_elementwise(Value* begin, Value* end);
   void gen_rows(Value* begin, Value* end);
+  void gen_rows_columns(Value* begin, Value* end);
   void gen_split_part(Value* row, Value* begin, Value* end, Value* out);
   void gen_split_finish(Value* row, Value* partials, Value* nparts);
   std::vector<int32_t> split_reduces() const;
@@ -126,9 +127,10 @@ class Codegen {
     DType acc_type;
   };
   DType acc_type(const KOp& o) const;
-  void init_acc(int32_t id);
-  void update_acc(int32_t id, Value* x, Value* inner_index, bool raw = false);
-  Value* finish_acc(int32_t id);
+  // `slot`: the accumulator's memory (default: the reduction's own alloca).
+  void init_acc(int32_t id, Value* slot = nullptr);
+  void update_acc(int32_t id, Value* x, Value* inner_index, bool raw = false, Value* slot = nullptr);
+  Value* finish_acc(int32_t id, Value* slot = nullptr);
   llvm::AllocaInst* entry_alloca(llvm::Type* t);
 
   const Kernel& k_;
@@ -250,30 +252,8 @@ void Codegen::elem_deps(int32_t id, std::vector<char>& seen) const {
 // an offset that visits each element of its buffer once, rows disjoint.
 bool Codegen::is_row_major_offset(int32_t id) const {
   size_t r = k_.domain.size();
-  // Affine form: coefficient per axis, then the constant; false when not affine.
-  std::function<bool(int32_t, std::vector<int64_t>&)> affine = [&](int32_t v, std::vector<int64_t>& f) {
-    const KOp& o = k_.ops[v];
-    f.assign(r + 1, 0);
-    if (o.dtype != DType::Int64) return false;
-    if (o.code == KOpCode::Coord) return f[o.imm] = 1, true;
-    if (o.code == KOpCode::Const) return f[r] = o.imm, true;
-    if (o.code != KOpCode::Compute || o.num_inputs != 2) return false;
-    std::vector<int64_t> a, c;
-    if (!affine(o.inputs[0], a) || !affine(o.inputs[1], c)) return false;
-    auto is_const = [&](const std::vector<int64_t>& g) {
-      return std::all_of(g.begin(), g.end() - 1, [](int64_t x) { return x == 0; });
-    };
-    for (size_t i = 0; i <= r; ++i) {
-      if (o.op == Op::Add) f[i] = a[i] + c[i];
-      else if (o.op == Op::Sub) f[i] = a[i] - c[i];
-      else if (o.op == Op::Mul && is_const(c)) f[i] = a[i] * c[r];
-      else if (o.op == Op::Mul && is_const(a)) f[i] = c[i] * a[r];
-      else return false;
-    }
-    return true;
-  };
   std::vector<int64_t> f;
-  if (!affine(id, f) || f[r] != 0) return false;
+  if (!affine_offset(k_, id, &f) || f[r] != 0) return false;
   int64_t stride = 1;
   for (size_t i = r; i-- > 0;) {
     if (k_.domain[i] > 1 && f[i] != stride) return false;
@@ -363,12 +343,13 @@ DType Codegen::acc_type(const KOp& o) const {
   return o.dtype;
 }
 
-void Codegen::init_acc(int32_t id) {
+void Codegen::init_acc(int32_t id, Value* slot) {
   const KOp& o = k_.ops[id];
   Acc& a = acc_[id];
   a.acc_type = acc_type(o);
   llvm::Type* t = vtype(a.acc_type);
-  if (!a.value) a.value = entry_alloca(t);
+  if (!slot && !a.value) a.value = entry_alloca(t);
+  if (!slot) slot = a.value;
   Value* init;
   bool is_max = o.op == Op::ReduceMax || o.op == Op::ArgMax;
   bool is_min = o.op == Op::ReduceMin || o.op == Op::ArgMin;
@@ -387,19 +368,20 @@ void Codegen::init_acc(int32_t id) {
   } else {
     init = is_floating(a.acc_type) ? llvm::ConstantFP::get(t, 0.0) : llvm::ConstantInt::get(t, 0);
   }
-  b_.CreateStore(init, a.value);
+  b_.CreateStore(init, slot);
   if (o.op == Op::ArgMax || o.op == Op::ArgMin) {
     if (!a.index) a.index = entry_alloca(b_.getInt64Ty());
     b_.CreateStore(i64(0), a.index);
   }
 }
 
-void Codegen::update_acc(int32_t id, Value* x, Value* inner_index, bool raw) {
+void Codegen::update_acc(int32_t id, Value* x, Value* inner_index, bool raw, Value* slot) {
   const KOp& o = k_.ops[id];
   Acc& a = acc_[id];
   DType in_t = k_.ops[o.inputs[0]].dtype;
   llvm::Type* t = vtype(a.acc_type);
-  Value* cur = b_.CreateLoad(t, a.value);
+  if (!slot) slot = a.value;
+  Value* cur = b_.CreateLoad(t, slot);
   bool fp = is_floating(a.acc_type);
   if (o.op == Op::ArgMax || o.op == Op::ArgMin) {
     // First index of the extreme; NaN counts as the extreme (first NaN wins).
@@ -451,14 +433,14 @@ void Codegen::update_acc(int32_t id, Value* x, Value* inner_index, bool raw) {
       break;
     default: fail(ErrorKind::Runtime, "cpu codegen: reduction ", op_name(o.op));
   }
-  b_.CreateStore(r, a.value);
+  b_.CreateStore(r, slot);
 }
 
-Value* Codegen::finish_acc(int32_t id) {
+Value* Codegen::finish_acc(int32_t id, Value* slot) {
   const KOp& o = k_.ops[id];
   Acc& a = acc_[id];
   if (o.op == Op::ArgMax || o.op == Op::ArgMin) return cast(b_.CreateLoad(b_.getInt64Ty(), a.index), DType::Int64, o.dtype);
-  return cast(b_.CreateLoad(vtype(a.acc_type), a.value), a.acc_type, o.dtype);
+  return cast(b_.CreateLoad(vtype(a.acc_type), slot ? slot : a.value), a.acc_type, o.dtype);
 }
 
 Value* Codegen::gen_check_index(const KOp& o, Value* idx) {
@@ -958,6 +940,76 @@ void Codegen::gen_rows(Value* begin, Value* end) {
   end_loop(rows);
 }
 
+// Column reductions (see kernel_reduces_columns in jit.h): rows [begin, end)
+// in segments of at most kColumnSegment rows that share their outer
+// coordinates but the last (c0 + j, j < n). Per segment:
+//   acc[j] = identity                              for j < n
+//   for each inner element i: acc[j] op= x(c0 + j, i)   for j < n  (vectorised over j)
+//   row c0 + j: its reductions are acc[j]; its row-level stores run
+// The row-level values the elements read (a bias loaded per row, index
+// arithmetic) are evaluated per (i, j) inside the j loop; the ones that do
+// not depend on j or i are hoisted out by LICM.
+void Codegen::gen_rows_columns(Value* begin, Value* end) {
+  size_t r = k_.domain.size(), outer = static_cast<size_t>(k_.outer_rank);
+  int64_t inner = k_.inner_size(), line = k_.domain[outer - 1];
+  std::vector<int32_t> reduces = split_reduces();
+  std::vector<Value*> slots(reduces.size());
+  for (size_t q = 0; q < reduces.size(); ++q) {
+    DType at = acc_type(k_.ops[reduces[q]]);
+    llvm::Type* arr = llvm::ArrayType::get(vtype(at), kColumnSegment);
+    slots[q] = entry_alloca(arr);
+  }
+  auto slot_at = [&](size_t q, Value* j) {
+    DType at = acc_type(k_.ops[reduces[q]]);
+    return b_.CreateGEP(vtype(at), slots[q], j);
+  };
+  // Segment loop: s in [begin, end), the segment [s, e).
+  llvm::BasicBlock* pre = b_.GetInsertBlock();
+  llvm::BasicBlock* head = llvm::BasicBlock::Create(ctx_, "seg.head", fn_);
+  llvm::BasicBlock* body = llvm::BasicBlock::Create(ctx_, "seg.body", fn_);
+  llvm::BasicBlock* exit = llvm::BasicBlock::Create(ctx_, "seg.exit", fn_);
+  b_.CreateBr(head);
+  b_.SetInsertPoint(head);
+  llvm::PHINode* s = b_.CreatePHI(b_.getInt64Ty(), 2, "seg");
+  s->addIncoming(begin, pre);
+  b_.CreateCondBr(b_.CreateICmpSLT(s, end), body, exit);
+  b_.SetInsertPoint(body);
+  Value* line_end = b_.CreateMul(b_.CreateAdd(b_.CreateUDiv(s, i64(line)), i64(1)), i64(line));
+  Value* e = b_.CreateBinaryIntrinsic(llvm::Intrinsic::smin, end, line_end);
+  e = b_.CreateBinaryIntrinsic(llvm::Intrinsic::smin, e, b_.CreateAdd(s, i64(kColumnSegment)));
+  Value* n = b_.CreateSub(e, s);
+  set_coords_from(s, 0, outer);
+  Value* c0 = coords_[outer - 1];
+  // Coordinates and caches for row c0 + j of this segment.
+  auto enter_row = [&](Value* j) {
+    coords_[outer - 1] = b_.CreateAdd(c0, j);
+    std::fill(row_.begin(), row_.end(), nullptr);
+    std::fill(elem_.begin(), elem_.end(), nullptr);
+  };
+  Loop init = begin_loop(i64(0), n, "col.init");
+  for (size_t q = 0; q < reduces.size(); ++q) init_acc(reduces[q], slot_at(q, init.iv));
+  end_loop(init);
+  Loop el = begin_loop(i64(0), i64(inner), "col.inner");
+  if (r > outer) set_coords_from(el.iv, outer, r);
+  Loop jl = begin_loop(i64(0), n, "col.rows");
+  enter_row(jl.iv);
+  for (size_t q = 0; q < reduces.size(); ++q)
+    update_acc(reduces[q], get(k_.ops[reduces[q]].inputs[0]), el.iv, false, slot_at(q, jl.iv));
+  end_loop(jl);
+  end_loop(el, -1);
+  Loop fin = begin_loop(i64(0), n, "col.finish");
+  enter_row(fin.iv);
+  for (size_t q = 0; q < reduces.size(); ++q) row_[reduces[q]] = finish_acc(reduces[q], slot_at(q, fin.iv));
+  for (size_t id = 0; id < k_.ops.size(); ++id) {
+    const KOp& o = k_.ops[id];
+    if (!o.elem && is_effect(o.code)) get_row(static_cast<int32_t>(id));
+  }
+  end_loop(fin);
+  s->addIncoming(e, b_.GetInsertBlock());
+  b_.CreateBr(head);
+  b_.SetInsertPoint(exit);
+}
+
 std::vector<int32_t> Codegen::split_reduces() const {
   std::vector<int32_t> ids;
   for (size_t id = 0; id < k_.ops.size(); ++id)
@@ -1071,7 +1123,10 @@ void Codegen::run(const std::string& symbol) {
   Value* end = body->getArg(nb + 3);
   switch (k_.kind) {
     case KernelKind::Elementwise: gen_elementwise(begin, end); break;
-    case KernelKind::Rows: gen_rows(begin, end); break;
+    case KernelKind::Rows:
+      if (kernel_reduces_columns(k_)) gen_rows_columns(begin, end);
+      else gen_rows(begin, end);
+      break;
     case KernelKind::MatMul: fail(ErrorKind::Runtime, "cpu codegen: MatMul kernels are generated by jit/cpu/matmul.cpp");
   }
   b_.CreateRet(b_.CreateTrunc(b_.CreateLoad(i64t, err_), b_.getInt32Ty()));

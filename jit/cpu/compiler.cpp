@@ -87,6 +87,7 @@ struct Jit {
   int vector_bits = 128;        // widest vector register of the target
   bool avx512_math = false;     // math.cpp's AVX-512 forms (LT_JIT_AVX512_MATH=0: off)
   bool fold_row_tails = false;  // codegen.cpp's masked row remainders (LT_JIT_FOLD_ROW_TAILS=0: off)
+  bool column_reduce = true;    // interchanged column reductions (LT_JIT_COLUMN_REDUCE=0: off)
   // One slot per loaded object, by entry symbol. `handle` is the object's
   // owner (KernelEntry::keep); whoever erases a slot removes its tracker.
   struct Slot {
@@ -144,9 +145,11 @@ struct Jit {
     };
     avx512_math = vector_bits == 512 && !switched_off("LT_JIT_AVX512_MATH");
     fold_row_tails = vector_bits == 512 && !switched_off("LT_JIT_FOLD_ROW_TAILS");
+    column_reduce = !switched_off("LT_JIT_COLUMN_REDUCE");
     // Kernels' code depends on all of it: part of every disk-cache key.
     target = cat(std::string(tm->getTargetCPU()), ";", std::string(tm->getTargetFeatureString()), ";llvm-",
-                 LLVM_VERSION_STRING, avx512_math ? ";math=avx512" : "", fold_row_tails ? ";fold" : "");
+                 LLVM_VERSION_STRING, avx512_math ? ";math=avx512" : "", fold_row_tails ? ";fold" : "",
+                 column_reduce ? "" : ";rows-only");
     auto j = llvm::orc::LLJITBuilder().setJITTargetMachineBuilder(*jtmb).create();
     if (!j) fail(ErrorKind::Runtime, "cpu jit: ", llvm_error(j.takeError()));
     lljit = std::move(*j);
@@ -434,8 +437,33 @@ namespace {
 constexpr int64_t kSerialWork = 1 << 16, kGrainWork = 1 << 15;
 }  // namespace
 
+bool kernel_reduces_columns(const Kernel& k) {
+  if (k.kind != KernelKind::Rows || !jit().column_reduce) return false;
+  if (k.kind != KernelKind::Rows || k.num_phases != 1 || k.serial || k.outer_rank < 1) return false;
+  size_t outer = static_cast<size_t>(k.outer_rank), r = k.domain.size();
+  if (r <= outer || k.inner_size() < 2 || k.domain[outer - 1] < 8) return false;
+  size_t inner_axis = r - 1;  // the inner loop's contiguous axis: the last one longer than 1
+  while (inner_axis > outer && k.domain[inner_axis] == 1) --inner_axis;
+  bool any_column = false, any = false;
+  std::vector<int64_t> f;
+  for (const KOp& o : k.ops) {
+    if (o.code == KOpCode::Scan) return false;
+    if (o.elem && is_effect(o.code)) return false;
+    if (o.code == KOpCode::Reduce) {
+      if (o.op != Op::ReduceSum && o.op != Op::ReduceProd && o.op != Op::ReduceMax && o.op != Op::ReduceMin) return false;
+      any = true;
+    }
+    if (o.code != KOpCode::Load || !o.elem) continue;
+    if (!affine_offset(k, o.inputs[0], &f)) return false;  // a gather: leave the kernel as it is
+    if (f[inner_axis] == 1 || f[inner_axis] == -1) return false;  // contiguous along the inner loop
+    if (f[outer - 1] == 1) any_column = true;
+  }
+  return any && any_column;
+}
+
 bool kernel_splits_reduction(const Kernel& k) {
   if (k.kind != KernelKind::Rows || k.num_phases != 1 || k.serial) return false;
+  if (kernel_reduces_columns(k)) return false;  // its rows read along each other (one thread)
   // launch_kernel() splits only rows this long; shorter ones would carry two
   // entries that never run (a third of a reduction kernel's compile time).
   if (k.inner_size() < 2 * kGrainWork) return false;
@@ -630,6 +658,18 @@ void launch_kernel(const Kernel& kernel, const KernelEntry& entry, void* const* 
   }
   if (kernel.serial || range * per_item < kSerialWork || range == 1) {
     entry.fn(&args, 0, range);
+  } else if (kernel_reduces_columns(kernel)) {
+    // Whole blocks of kColumnBlock rows per range: a thread's rows share cache lines.
+    // Ranges of a whole segment where the threads still all get work: a
+    // segment reads kColumnSegment contiguous elements per inner step, which
+    // the prefetchers follow; 16-row ranges read one line per step.
+    int64_t blocks = (range + kColumnBlock - 1) / kColumnBlock;
+    int64_t grain = std::max(kGrainWork / (kColumnBlock * per_item),
+                             std::min(kColumnSegment / kColumnBlock, blocks / threads));
+    grain = std::max<int64_t>(1, grain);
+    tbb::parallel_for(tbb::blocked_range<int64_t>(0, blocks, grain), [&](const tbb::blocked_range<int64_t>& r) {
+      entry.fn(&args, r.begin() * kColumnBlock, std::min(range, r.end() * kColumnBlock));
+    });
   } else if (kernel_overlaps_tail(kernel)) {
     // Whole blocks per range, the remainder with the last block (see jit.h).
     int64_t blocks = range / kTailBlock;

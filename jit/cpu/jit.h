@@ -66,6 +66,20 @@ struct KernelEntry {
 /// Whether the kernel's object carries the split-reduction entries.
 bool kernel_splits_reduction(const Kernel& kernel);
 
+/// Column reductions (docs/cpu-jit.md, "Column reductions"): a one-phase Rows
+/// kernel that only reduces, whose element loads are contiguous along the
+/// rows (stride 1 in the last outer coordinate) and not along its inner
+/// loop: `x.sum(0)` of a [N, C] matrix, a bias gradient. Row by row, each
+/// row would read a column, one cache line per element. Such a kernel runs
+/// its loops interchanged instead: for a segment of up to kColumnSegment
+/// consecutive rows (within one line of the last outer dim) it keeps one
+/// accumulator per row in a stack array, and the inner loop adds a vector
+/// of rows per element step, reading along the lines. Each row still
+/// accumulates its elements in order. launch_kernel gives such a kernel
+/// ranges of whole kColumnBlock rows (a cache line of float32 rows).
+constexpr int64_t kColumnSegment = 256, kColumnBlock = 16;
+bool kernel_reduces_columns(const Kernel& kernel);
+
 /// Overlapped tails: a flat Elementwise kernel of at least kTailBlock
 /// elements that stores only into buffers it does not read (and is not big
 /// enough for streaming stores) runs its range in blocks of kTailBlock, the

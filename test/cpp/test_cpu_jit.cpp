@@ -105,6 +105,51 @@ BOOST_AUTO_TEST_CASE(split_reductions_of_long_rows_match_reference) {
   check_against_reference({ops::sum(n), ops::amax(n, {0}), ops::amin(n, {0})});
 }
 
+// Column reductions (cpu::kernel_reduces_columns) run their loops
+// interchanged, one accumulator per row in a segment of rows: segments that
+// cross kColumnSegment and line ends (a middle axis reduced), parallel
+// launches, every dtype, NaN in a column, a row-level bias, a transposed
+// input, and kernels that must keep the row-by-row loops.
+BOOST_AUTO_TEST_CASE(column_reductions_run_interchanged_and_match_reference) {
+  // Kernels of the plan that run interchanged; -1 when only some of them do.
+  auto columns = [](const std::vector<NodePtr>& roots) {
+    std::shared_ptr<const Plan> plan = cpu_plan_for(capture_trace(roots).trace, RunOptions{});
+    int n = 0;
+    for (const Kernel& k : plan->kernels) n += cpu::kernel_reduces_columns(k);
+    return n == 0 || n == static_cast<int>(plan->kernels.size()) ? n : -1;
+  };
+  for (DType d : kAll) {
+    NodePtr x = random_input(d, {333, 300}, -2, 2, 61);
+    NodePtr y = random_input(d, {4, 301, 37}, -2, 2, 62);
+    std::vector<NodePtr> sums = {ops::sum(x, {0}), ops::sum(y, {1}), ops::sum(y, {0, 1}, true)};
+    BOOST_TEST(columns(sums) >= 1);  // (sibling kernels may share one)
+    check_against_reference(sums);
+    check_against_reference({ops::amax(x, {0}), ops::amin(y, {1}, true)});
+    if (is_floating(d)) {
+      NodePtr near1 = random_input(d, {300, 40}, 0.99, 1.01, 63);
+      NodePtr w = random_input(d, {300}, -1, 1, 64);
+      std::vector<NodePtr> more = {ops::prod(near1, {0}), ops::mean(x, {0}), ops::sum(ops::mul(ops::add(x, w), x), {0}),
+                                   ops::sum(ops::permute(random_input(d, {300, 333}, -2, 2, 65), {1, 0}), {1})};
+      BOOST_TEST(columns(more) >= 2);
+      check_against_reference(more);
+      // Each row adds its elements in order, as the reference does: sums are bit-exact.
+      CapturedTrace ct = capture_trace({ops::sum(x, {0})});
+      check_outputs(evaluate_reference(ct.trace), run_cpu(ct.trace), [](DType) { return Tolerance{}; });
+    }
+  }
+  std::vector<double> v(64 * 20, 1.0);
+  v[37 * 20 + 5] = kNaN;
+  NodePtr n = input(DType::Float32, {64, 20}, v);
+  check_against_reference({ops::sum(n, {0}), ops::amax(n, {0}), ops::amin(n, {0})});
+  // Row by row: rows contiguous along the inner loop, short lines, gathers, argmax.
+  NodePtr x = random_input(DType::Float32, {333, 300}, -2, 2, 66);
+  BOOST_TEST(columns({ops::sum(x, {1})}) == 0);
+  BOOST_TEST(columns({ops::sum(random_input(DType::Float32, {333, 5}, -2, 2, 67), {0})}) == 0);
+  BOOST_TEST(columns({ops::argmax(x, 0)}) == 0);
+  NodePtr idx = input(DType::Int64, {4}, {3, 1, 4, 1});
+  BOOST_TEST(columns({ops::sum(ops::index_select(x, 0, idx), {0})}) == 0);
+}
+
 BOOST_AUTO_TEST_CASE(argmax_prefers_the_first_nan_and_the_first_tie) {
   NodePtr x = input(DType::Float32, {2, 4}, {1, 3, 3, 2, 1, kNaN, 5, kNaN});
   check_against_reference({ops::argmax(x, 1), ops::argmin(x, 1), ops::amax(x, {1})});
