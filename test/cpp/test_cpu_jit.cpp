@@ -103,6 +103,24 @@ BOOST_AUTO_TEST_CASE(split_reductions_of_long_rows_match_reference) {
   v[250000] = kNaN;
   NodePtr n = input(DType::Float32, {300000}, v);
   check_against_reference({ops::sum(n), ops::amax(n, {0}), ops::amin(n, {0})});
+  // float32 sums add blocks of 1024 in float32 first (docs/cpu-jit.md,
+  // "Float32 split sums"); a block whose float32 sum overflows (3e38 - 3e38
+  // in lanes of 3e38s and lanes of -3e38s: inf - inf) is summed again in
+  // double, so the result is the finite one the reference gives, not NaN.
+  std::vector<double> big(200000);
+  for (size_t i = 0; i < big.size(); ++i) big[i] = i % 2 ? -3e38 : 3e38;
+  big[7] = 2.5;
+  big[150001] = kInf;
+  NodePtr b = input(DType::Float32, {2, 100000}, big);
+  check_against_reference({ops::sum(b, {1}), ops::mean(b, {1}), ops::sum(ops::slice(b, 1, 0, 99999), {1})});
+  CapturedTrace ct = capture_trace({ops::sum(b, {1})});
+  BufferPtr got = run_cpu(ct.trace)[0];
+  BOOST_TEST(std::isfinite(values(got)[0]));
+  BOOST_TEST(std::isinf(values(got)[1]));
+  std::shared_ptr<const Plan> plan = cpu_plan_for(ct.trace, RunOptions{});
+  BOOST_REQUIRE_EQUAL(plan->kernels.size(), 1u);
+  BOOST_TEST(cpu::kernel_splits_reduction(plan->kernels[0]));
+  BOOST_TEST(cpu::kernel_llvm_ir(plan->kernels[0], false, cpu::Tier::Full).find("block.redo") != std::string::npos);
 }
 
 // Column reductions (cpu::kernel_reduces_columns) run their loops
