@@ -461,6 +461,11 @@ bool kernel_reduces_columns(const Kernel& k) {
   return any && any_column;
 }
 
+bool kernel_splits_columns(const Kernel& k) {
+  // Only columns long enough for launch_kernel to split (as split rows).
+  return k.inner_size() >= 2 * kGrainWork && kernel_reduces_columns(k);
+}
+
 bool kernel_splits_reduction(const Kernel& k) {
   if (k.kind != KernelKind::Rows || k.num_phases != 1 || k.serial) return false;
   if (kernel_reduces_columns(k)) return false;  // its rows read along each other (one thread)
@@ -558,14 +563,18 @@ KernelEntry load_kernel_entry(const ObjectCode& object) {
   entry.fn = sym->toPtr<KernelFn>();
   // Split-reduction entries are optional: an object without them just has none.
   auto part = j.lljit->lookup(object.symbol + "_part");
-  auto finish = part ? j.lljit->lookup(object.symbol + "_finish") : llvm::Expected<llvm::orc::ExecutorAddr>(llvm::orc::ExecutorAddr());
-  if (part && finish) {
-    entry.part = part->toPtr<RowPartFn>();
+  auto cpart = j.lljit->lookup(object.symbol + "_cpart");
+  auto finish = part || cpart ? j.lljit->lookup(object.symbol + "_finish")
+                              : llvm::Expected<llvm::orc::ExecutorAddr>(llvm::orc::ExecutorAddr());
+  if ((part || cpart) && finish) {
+    if (part) entry.part = part->toPtr<RowPartFn>();
+    if (cpart) entry.column_part = cpart->toPtr<ColumnPartFn>();
     entry.finish = finish->toPtr<RowFinishFn>();
-  } else {
-    if (!part) llvm::consumeError(part.takeError());
-    if (!finish) llvm::consumeError(finish.takeError());
+  } else if (!finish) {
+    llvm::consumeError(finish.takeError());
   }
+  if (!part) llvm::consumeError(part.takeError());
+  if (!cpart) llvm::consumeError(cpart.takeError());
   held = std::shared_ptr<const LoadedObject>(new LoadedObject{object.symbol, tracker}, unload);
   j.loaded[object.symbol] = Jit::Slot{held, tracker, entry};
   jit_objects_loaded.add();
@@ -652,6 +661,28 @@ void launch_kernel(const Kernel& kernel, const KernelEntry& entry, void* const* 
         entry.part(&args, row, p * chunk, std::min(inner, (p + 1) * chunk), partials.data() + t * nred);
       }
     });
+    for (int64_t row = 0; row < range; ++row) entry.finish(&args, row, partials.data() + row * nparts * nred, nparts);
+    raise_kernel_error(err);
+    return;
+  }
+  int64_t column_blocks = (range + kColumnBlock - 1) / kColumnBlock;
+  if (!no_split && entry.column_part && entry.finish && threads > 1 && column_blocks < 2 * threads &&
+      kernel.inner_size() >= 2 * kGrainWork) {
+    // Few row blocks with long columns: partials of each (block, chunk of
+    // the columns) on all threads, then an ordered combine per row.
+    int64_t inner = kernel.inner_size(), chunk = split_chunk(inner);
+    int64_t nparts = (inner + chunk - 1) / chunk, nred = 0;
+    for (const KOp& o : kernel.ops) nred += o.code == KOpCode::Reduce;
+    std::vector<int64_t> partials(static_cast<size_t>(range * nparts * nred));
+    tbb::parallel_for(tbb::blocked_range<int64_t>(0, column_blocks * nparts, 1),
+                      [&](const tbb::blocked_range<int64_t>& r) {
+                        for (int64_t t = r.begin(); t < r.end(); ++t) {
+                          int64_t b = t / nparts, p = t % nparts;
+                          entry.column_part(&args, b * kColumnBlock, std::min(range, (b + 1) * kColumnBlock),
+                                            p * chunk, std::min(inner, (p + 1) * chunk),
+                                            partials.data() + p * nred, nparts * nred);
+                        }
+                      });
     for (int64_t row = 0; row < range; ++row) entry.finish(&args, row, partials.data() + row * nparts * nred, nparts);
     raise_kernel_error(err);
     return;

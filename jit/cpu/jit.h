@@ -49,6 +49,16 @@ using KernelFn = int32_t (*)(const KernelArgs*, int64_t, int64_t);
 // length (not on the thread count), so results are deterministic.
 using RowPartFn = int32_t (*)(const KernelArgs*, int64_t, int64_t, int64_t, void*);
 using RowFinishFn = int32_t (*)(const KernelArgs*, int64_t, const void*, int64_t);
+// Column splits: a column reduction (kernel_reduces_columns below) with few
+// rows and long columns ([1M, 16].sum(0)) has too few row blocks for the
+// threads. Its object then holds
+//   int32_t <symbol>_cpart(const KernelArgs*, int64_t row_begin, int64_t row_end,
+//                          int64_t inner_begin, int64_t inner_end, void* out, int64_t row_stride)
+//     accumulating inner elements [inner_begin, inner_end) of rows
+//     [row_begin, row_end) into out[row * row_stride + i] (8-byte slots, as _part)
+// and the same <symbol>_finish; launch_kernel cuts the columns into the
+// chunks split_chunk() gives a row of that length (deterministic).
+using ColumnPartFn = int32_t (*)(const KernelArgs*, int64_t, int64_t, int64_t, int64_t, void*, int64_t);
 
 /// A loaded kernel's entry points. `keep` owns the loaded object: the code
 /// stays mapped while some copy of the entry holds it, and is unloaded (its
@@ -59,7 +69,8 @@ using RowFinishFn = int32_t (*)(const KernelArgs*, int64_t, const void*, int64_t
 struct KernelEntry {
   KernelFn fn = nullptr;
   RowPartFn part = nullptr;      ///< set when kernel_splits_reduction()
-  RowFinishFn finish = nullptr;
+  ColumnPartFn column_part = nullptr;  ///< set when kernel_splits_columns()
+  RowFinishFn finish = nullptr;  ///< set with either
   std::shared_ptr<const void> keep;  ///< the loaded object; empty for a bare KernelFn
 };
 
@@ -79,6 +90,8 @@ bool kernel_splits_reduction(const Kernel& kernel);
 /// ranges of whole kColumnBlock rows (a cache line of float32 rows).
 constexpr int64_t kColumnSegment = 256, kColumnBlock = 16;
 bool kernel_reduces_columns(const Kernel& kernel);
+/// Whether a column reduction's object carries the column-split entries.
+bool kernel_splits_columns(const Kernel& kernel);
 
 /// Overlapped tails: a flat Elementwise kernel of at least kTailBlock
 /// elements that stores only into buffers it does not read (and is not big

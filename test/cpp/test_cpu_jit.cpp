@@ -155,6 +155,16 @@ BOOST_AUTO_TEST_CASE(column_reductions_run_interchanged_and_match_reference) {
       check_outputs(evaluate_reference(ct.trace), run_cpu(ct.trace), [](DType) { return Tolerance{}; });
     }
   }
+  // Few rows, long columns: the column-split entries (partials per block of
+  // rows and chunk of the columns on all threads, then an ordered combine).
+  for (DType d : kAll) {
+    NodePtr tall = random_input(d, {70001, 20}, -2, 2, 68);
+    std::vector<NodePtr> roots = {ops::sum(tall, {0}), ops::amax(tall, {0})};
+    if (is_floating(d)) roots.push_back(ops::mean(ops::mul(tall, tall), {0}));
+    check_against_reference(roots);
+    std::shared_ptr<const Plan> plan = cpu_plan_for(capture_trace(roots).trace, RunOptions{});
+    for (const Kernel& k : plan->kernels) BOOST_TEST(cpu::kernel_splits_columns(k));
+  }
   std::vector<double> v(64 * 20, 1.0);
   v[37 * 20 + 5] = kNaN;
   NodePtr n = input(DType::Float32, {64, 20}, v);
@@ -166,6 +176,34 @@ BOOST_AUTO_TEST_CASE(column_reductions_run_interchanged_and_match_reference) {
   BOOST_TEST(columns({ops::argmax(x, 0)}) == 0);
   NodePtr idx = input(DType::Int64, {4}, {3, 1, 4, 1});
   BOOST_TEST(columns({ops::sum(ops::index_select(x, 0, idx), {0})}) == 0);
+}
+
+// Rows kernels whose inner dims the loads do not walk as one run (x.sum((0,
+// 2)) of [N, C, HW], BatchNorm's statistics) get a loop per inner dim;
+// argmax's index, softmax over a middle axis, a masked short last dim and
+// plain reductions must not notice.
+BOOST_AUTO_TEST_CASE(reductions_over_separated_inner_dims_nest_their_loops) {
+  auto nested = [](const std::vector<NodePtr>& roots) {
+    std::shared_ptr<const Plan> plan = cpu_plan_for(capture_trace(roots).trace, RunOptions{});
+    std::string ir;
+    for (const Kernel& k : plan->kernels) ir += cpu::kernel_llvm_ir(k, /*optimized=*/false, cpu::Tier::Full);
+    return ir.find("inner.outer") != std::string::npos;
+  };
+  for (DType d : kAll) {
+    NodePtr x = random_input(d, {5, 7, 33}, -3, 3, 71);
+    std::vector<NodePtr> roots = {ops::sum(x, {0, 2}), ops::amax(x, {0, 2}, true)};
+    BOOST_TEST(nested(roots));
+    check_against_reference(roots);
+    if (!is_floating(d)) continue;
+    NodePtr var = ops::var(x, {0, 2});
+    BOOST_TEST(nested({var}));
+    check_against_reference({var, ops::mean(ops::mul(x, x), {0, 2}, true)});
+    check_against_reference({ops::softmax(ops::permute(x, {1, 0, 2}), 0)});
+  }
+  NodePtr x = random_input(DType::Float32, {5, 7, 33}, -3, 3, 72);
+  BOOST_TEST(!nested({ops::sum(x, {1, 2})}));  // one run: the linear loop reads it in order
+  BOOST_TEST(!nested({ops::sum(random_input(DType::Float32, {5, 7, 9}, -3, 3, 73), {0, 2})}));  // short last dim
+  check_against_reference({ops::sum(x, {1, 2}), ops::argmax(ops::reshape(ops::permute(x, {1, 0, 2}), {7, 165}), 1)});
 }
 
 BOOST_AUTO_TEST_CASE(argmax_prefers_the_first_nan_and_the_first_tie) {
