@@ -474,6 +474,8 @@ void bind_functions(py::module_& m) {
   m.def("pending_tensor_count", &lt::pending_tensor_count);
   m.def("backend", []() { return lt::runtime::backend_name(); });
   m.def("set_backend", [](const std::string& n) { lt::runtime::set_backend(n); });
+  m.def("_set_dump_dir", &lt::runtime::set_dump_dir);
+  m.def("_dump_dir", &lt::runtime::dump_dir);
   m.def("allocator_stats", []() {
     lt::AllocatorStats s = lt::allocator_stats();
     py::dict d;

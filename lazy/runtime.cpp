@@ -8,9 +8,11 @@
 #include "lazy/runtime.h"
 
 #include <algorithm>
+#include <atomic>
 #include <cstdlib>
-#include <optional>
 #include <mutex>
+#include <optional>
+#include <string>
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
@@ -78,19 +80,31 @@ Backend& resolve_backend(const std::string& name) {
   fail(ErrorKind::Value, "LT_BACKEND: unknown backend '", name, "' (expected cpu, cuda or reference)");
 }
 
-const char* dump_dir() {
-  static const char* dir = std::getenv("LT_DUMP_DIR");
-  return dir;
+// The dump directory: LT_DUMP_DIR at start, then set_dump_dir() (Python's
+// lt.debug.set_dump_dir); each trace is written once per directory.
+struct DumpState {
+  std::mutex mu;
+  std::string dir;
+  absl::flat_hash_set<Hash128> written;
+  std::atomic<bool> on{false};
+  DumpState() {
+    const char* e = std::getenv("LT_DUMP_DIR");
+    dir = e ? e : "";
+    on = !dir.empty();
+  }
+};
+DumpState& dump_state() {
+  static DumpState* s = new DumpState;  // never destroyed: syncs may run during exit
+  return *s;
 }
-bool dumping() { return dump_dir() && *dump_dir(); }
+bool dumping() { return dump_state().on.load(std::memory_order_relaxed); }
 
 void dump_trace(const Trace& trace) {
   if (!dumping()) return;
-  const char* dir = dump_dir();
-  static std::mutex mu;
-  static absl::flat_hash_set<Hash128> written;
-  std::lock_guard<std::mutex> lock(mu);
-  if (!written.insert(trace.hash).second) return;
+  DumpState& st = dump_state();
+  std::lock_guard<std::mutex> lock(st.mu);
+  if (st.dir.empty() || !st.written.insert(trace.hash).second) return;
+  const std::string dir = st.dir;
   static const bool with_inputs = [] {
     const char* v = std::getenv("LT_DUMP_INPUTS");
     return v && *v && std::string(v) != "0";
@@ -289,6 +303,20 @@ void set_backend(const std::string& name) {
 }
 
 std::string backend_name() { return std::string(current_backend().name()); }
+
+void set_dump_dir(const std::string& dir) {
+  DumpState& st = dump_state();
+  std::lock_guard<std::mutex> lock(st.mu);
+  if (dir != st.dir) st.written.clear();
+  st.dir = dir;
+  st.on = !dir.empty();
+}
+
+std::string dump_dir() {
+  DumpState& st = dump_state();
+  std::lock_guard<std::mutex> lock(st.mu);
+  return st.dir;
+}
 
 }  // namespace runtime
 

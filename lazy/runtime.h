@@ -37,6 +37,10 @@ void maybe_auto_sync();
 Backend& current_backend();
 void set_backend(const std::string& name);
 std::string backend_name();
+/// Where each newly captured trace is written for the fusion lab (LT_DUMP_DIR
+/// at start; "" turns dumping off). Each trace once per directory.
+void set_dump_dir(const std::string& dir);
+std::string dump_dir();
 
 }  // namespace runtime
 }  // namespace lt

@@ -5,6 +5,9 @@ type. Shapes are tiny: every new kernel costs a JIT compile.
 """
 import math
 
+import os
+import tempfile
+
 import numpy as np
 import pytest
 
@@ -379,3 +382,29 @@ def test_conv2d_kernel_counts():
     c2 = lt.debug.counters()["kernels_launched"]
     assert c1 - c0 <= 4, c1 - c0
     assert c2 - c1 <= 10, c2 - c1
+
+
+def test_tiling_pool_windows_are_reshaped_not_stacked():
+    """Windows that tile the input (stride = kernel, no padding or dilation) are a reshape and a permute, not a
+    stack of one slice per kernel offset: pooling 16x16 to 1x1 stacked 256 slices, a chain of 256 selects per
+    element. Values, indices and gradients still match torch, cropped edges included."""
+    x = _arr(2, 3, 16, 16)
+    _check(lambda F, x: F.adaptive_avg_pool2d(x, 1), x)
+    _check(lambda F, x: F.max_pool2d(x, 4, return_indices=True), x)
+    _check(lambda F, x: F.max_pool2d(x, (2, 3), return_indices=True), _arr(2, 2, 7, 8))  # crops 7x8 to 6x6
+    _check(lambda F, x: F.avg_pool2d(x, 3), _arr(2, 2, 7, 8))
+    def dumped(fn, path):
+        xa = lt.from_numpy(x)
+        lt.sync(xa)
+        os.makedirs(path)
+        lt.debug.set_dump_dir(path)
+        try:
+            lt.sync(fn(xa))
+        finally:
+            lt.debug.set_dump_dir(None)
+        text = "".join(str(lt.trace.load(os.path.join(path, f))) for f in os.listdir(path))
+        assert "adaptive" in text or "max" in text or "sum" in text, text  # a trace was written
+        return text
+    tmp = tempfile.mkdtemp()
+    assert "concat" not in dumped(lambda t: LF.adaptive_avg_pool2d(t, 1), os.path.join(tmp, "tiled"))
+    assert "concat" in dumped(lambda t: LF.max_pool2d(t, 3, 2, 1), os.path.join(tmp, "overlapping"))
