@@ -37,6 +37,15 @@ class FusionPolicy {
   /// return true to store it once instead. `cost` ~ arithmetic ops per
   /// element of its inlined expression; `has_reduction` when it contains one.
   virtual bool materialize_shared(int kernels, int64_t cost, bool has_reduction) const = 0;
+  /// A node inlined `times` times into one kernel at different coordinates
+  /// (the slices an im2col stacks, a stencil's taps) is computed `times`
+  /// times per element there: return true to store it once. `cost` as above;
+  /// `has_gather` when its expression holds a gather (a dependent load and an
+  /// index check per evaluation). Default: 3+ times, and a gather or at least
+  /// 24 ops of recomputation (docs/architecture.md, "Repeated inlining").
+  virtual bool materialize_repeated(int times, int64_t cost, bool has_gather) const {
+    return times >= 3 && (has_gather || cost * (times - 1) >= 24);
+  }
   /// May trace outputs that no node reads, elementwise over the same shape (a
   /// backward's gradients, a sync's several results), run as one kernel that
   /// stores each? Their shared subexpressions are then computed once.

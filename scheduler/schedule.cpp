@@ -17,8 +17,9 @@
 //   the reduction's (kept dims outer, reduced dims inner) and the consumer
 //   reads it at the row's own coordinates. A root that only depends on rows
 //   (sum -> reshape -> root) adopts the reduction's domain and stores per row.
-// - After planning, a node inlined into several kernels is materialised when
-//   the policy says recomputing it costs more than storing it.
+// - After planning, a node inlined into several kernels, or several times
+//   into one kernel at different coordinates, is materialised when the policy
+//   says recomputing it costs more than storing it.
 #include <algorithm>
 #include <functional>
 #include <map>
@@ -60,7 +61,7 @@ struct Ctx {
   bool fixed = false;        ///< outer_rank may not change (second attempts)
   absl::flat_hash_map<int32_t, int32_t> buffer_of, scalar_of;
   absl::flat_hash_map<std::pair<int32_t, std::vector<int32_t>>, int32_t> memo;
-  absl::flat_hash_set<int32_t> inlined;
+  absl::flat_hash_map<int32_t, int> inlined;  ///< node -> times emitted (at distinct coordinates)
   int32_t epi_mm = -1;   ///< MatMul kernels: the matmul node whose product this kernel computes
   int32_t acc_buf = -1;  ///< MatMul kernels: kernel buffer of the virtual product (Kernel::mm_acc)
   const absl::flat_hash_set<int32_t>* siblings = nullptr;  ///< sibling kernels: the outputs it stores
@@ -103,7 +104,7 @@ class Scheduler {
   std::vector<char> alone_;  ///< outputs never put in a sibling kernel (Regroup)
   std::vector<int32_t> node_buffer_;
   Plan plan_;
-  std::vector<absl::flat_hash_set<int32_t>> inlined_per_kernel_;
+  std::vector<absl::flat_hash_map<int32_t, int>> inlined_per_kernel_;
   std::vector<std::vector<int32_t>> consumers_;
 };
 
@@ -252,7 +253,7 @@ int32_t Scheduler::emit_uncached(Ctx& c, int32_t node, const Coords& co) {
     if (n.op != Op::Input && pb < 0) fail(ErrorKind::Runtime, "scheduler: node used before its kernel");
     return kb.load(kbuf(c, pb, false), kb.linear(co.data(), n.shape), n.dtype);
   }
-  if (n.op != Op::Input && n.op != Op::Scalar) c.inlined.insert(node);
+  if (n.op != Op::Input && n.op != Op::Scalar) ++c.inlined[node];
   auto in = [&](int i) { return n.inputs[i]; };
   switch (op_kind(n.op)) {
     case OpKind::Source: {
@@ -403,7 +404,7 @@ Ctx Scheduler::attempt(int32_t root, const Shape& domain, int32_t outer_rank, bo
 Kernel Scheduler::make(int32_t root, const Shape& domain, int32_t outer_rank, bool collapse, const Body& body) {
   Ctx first = attempt(root, domain, outer_rank, false, false, body);
   Kernel best = std::move(first.k);
-  absl::flat_hash_set<int32_t> inlined = std::move(first.inlined);
+  absl::flat_hash_map<int32_t, int> inlined = std::move(first.inlined);
   int32_t rank = first.outer_rank;
   if (collapse && domain.size() > 1 && (rank < 0 || static_cast<size_t>(rank) < domain.size())) {
     try {
@@ -840,7 +841,7 @@ Plan Scheduler::run() {
   for (size_t i = 0; i < t_.nodes.size(); ++i)
     for (int32_t in : t_.nodes[i].inputs)
       if (consumers_[in].empty() || consumers_[in].back() != static_cast<int32_t>(i)) consumers_[in].push_back(static_cast<int32_t>(i));
-  std::vector<char> has_red(t_.nodes.size(), 0);
+  std::vector<char> has_red(t_.nodes.size(), 0), has_gather(t_.nodes.size(), 0);
   for (size_t i = 0; i < t_.nodes.size(); ++i) {
     const TraceNode& n = t_.nodes[i];
     OpKind k = op_kind(n.op);
@@ -873,8 +874,9 @@ Plan Scheduler::run() {
                         : 1;
       cost[i] = own;
       has_red[i] = k == OpKind::Reduce;
+      has_gather[i] = k == OpKind::Gather;
       for (int32_t in : n.inputs)
-        if (!mat_[in]) cost[i] += cost[in], has_red[i] |= has_red[in];
+        if (!mat_[in]) cost[i] += cost[in], has_red[i] |= has_red[in], has_gather[i] |= has_gather[in];
       cost[i] = std::min(cost[i], kCostCap);  // shared subexpressions double it per level
     }
     try {
@@ -890,9 +892,9 @@ Plan Scheduler::run() {
       mat_[mat_[x] ? e.node : x] = 1;
       continue;
     }
-    absl::flat_hash_map<int32_t, int> uses;
+    absl::flat_hash_map<int32_t, int> uses, repeats;
     for (const auto& s : inlined_per_kernel_)
-      for (int32_t n : s) ++uses[n];
+      for (auto [n, times] : s) ++uses[n], repeats[n] = std::max(repeats[n], times);
     bool changed = false;
     for (auto [n, count] : uses) {
       if (mat_[n] || op_kind(t_.nodes[n].op) != OpKind::MatMul || count < 2) continue;
@@ -904,7 +906,9 @@ Plan Scheduler::run() {
     }
     for (auto [n, count] : uses) {
       if (mat_[n] || op_kind(t_.nodes[n].op) == OpKind::Movement || op_kind(t_.nodes[n].op) == OpKind::MatMul) continue;
-      if (policy_.materialize_shared(count, cost[n], has_red[n])) mat_[n] = 1, changed = true;
+      if (policy_.materialize_shared(count, cost[n], has_red[n]) ||
+          (repeats[n] > 1 && policy_.materialize_repeated(repeats[n], cost[n], has_gather[n])))
+        mat_[n] = 1, changed = true;
     }
     if (!changed) break;
   }
@@ -912,7 +916,8 @@ Plan Scheduler::run() {
   if (inlined_per_kernel_.size() == plan_.kernels.size()) {
     for (size_t k = 0; k < plan_.kernels.size(); ++k) {
       std::vector<int32_t>& nodes = plan_.kernels[k].trace_nodes;
-      nodes.assign(inlined_per_kernel_[k].begin(), inlined_per_kernel_[k].end());
+      nodes.clear();
+      for (auto [n, times] : inlined_per_kernel_[k]) nodes.push_back(n);
       std::sort(nodes.begin(), nodes.end());
     }
   }

@@ -142,6 +142,44 @@ BOOST_AUTO_TEST_CASE(outputs_of_one_shape_are_one_sibling_kernel) {
   BOOST_TEST(check_against_reference({r1, r2}) >= 2u);
 }
 
+// A node a kernel would compute at several coordinates (an im2col's taps) is
+// stored once when recomputing it costs more (FusionPolicy::materialize_repeated):
+// a gather, or enough arithmetic; cheap producers and two taps stay inlined.
+BOOST_AUTO_TEST_CASE(a_node_a_kernel_would_compute_many_times_is_stored_once) {
+  NodePtr x = random_input(DType::Float32, {4, 40}, -2, 2, 311);
+  auto taps = [](const NodePtr& v, int k) {
+    std::vector<NodePtr> parts;
+    int64_t n = v->shape[1];
+    for (int i = 0; i < k; ++i) parts.push_back(ops::slice(v, 1, i, n - (k - 1) + i));
+    return ops::stack(parts, 1);
+  };
+  auto count_ops = [](const std::vector<NodePtr>& roots, KOpCode code, Op op) {
+    Plan plan = schedule(capture_trace(roots).trace, fusion_policy("default"));
+    int n = 0;
+    for (const Kernel& k : plan.kernels)
+      for (const KOp& o : k.ops) n += o.code == code && (code != KOpCode::Compute || o.op == op);
+    return std::make_pair(plan.kernels.size(), n);
+  };
+  // A gathered value (a max pool's output) read by 9 taps: gathered once, in its own kernel.
+  NodePtr idx = ops::argmax(ops::reshape(x, {4, 20, 2}), 2, true);
+  NodePtr pooled = ops::squeeze(ops::gather(ops::reshape(x, {4, 20, 2}), 2, idx), 2);
+  NodePtr cols = taps(ops::pad(pooled, {1, 1}, 0.0), 9);
+  check_against_reference({cols});
+  auto [kernels, gathers] = count_ops({cols}, KOpCode::CheckIndex, Op::Add);
+  BOOST_TEST(gathers == 1);
+  BOOST_TEST(kernels >= 2u);
+  // Costly arithmetic (an exp: cost 8) read by 9 taps: one exp in the plan.
+  NodePtr costly = taps(ops::exp(ops::mul(x, ops::scalar(0.5, DType::Float32))), 9);
+  check_against_reference({costly});
+  BOOST_TEST(count_ops({costly}, KOpCode::Compute, Op::Exp).second == 1);
+  // Cheap arithmetic read by 9 taps, or costly read by 2: inlined, one kernel.
+  NodePtr cheap = taps(ops::mul(x, ops::scalar(2.0, DType::Float32)), 9);
+  BOOST_TEST(check_against_reference({cheap}) == 1u);
+  NodePtr two = taps(ops::exp(x), 2);
+  BOOST_TEST(check_against_reference({two}) == 1u);
+  BOOST_TEST(count_ops({two}, KOpCode::Compute, Op::Exp).second == 2);
+}
+
 BOOST_AUTO_TEST_CASE(intermediate_buffers_are_reused_after_their_last_use) {
   NodePtr x = random_input(DType::Float32, {64, 64});
   NodePtr y = x;
