@@ -49,7 +49,7 @@ def run(torch, steps):
     return {"median_s": statistics.median(times), "min_s": min(times), "loss": loss_value}
 
 
-def torch_child(threads, hugetlb):
+def torch_child(threads, hugetlb, module="python_mlp_step"):
     env = dict(os.environ)
     env.pop("PYTHONPATH", None)
     if hugetlb:
@@ -59,19 +59,20 @@ def torch_child(threads, hugetlb):
     openblas = "/usr/lib/x86_64-linux-gnu/openblas-pthread"
     if os.path.isdir(openblas):
         env["LD_LIBRARY_PATH"] = openblas + (":" + env["LD_LIBRARY_PATH"] if env.get("LD_LIBRARY_PATH") else "")
-    code = ("import json, sys, torch; sys.path.insert(0, %r); import python_mlp_step as b; "
+    code = ("import json, sys, torch; sys.path.insert(0, %r); import %s as b; "
             "torch.set_num_threads(%d); print(json.dumps(b.run(torch, %d)))" %
-            (os.path.dirname(os.path.abspath(__file__)), threads, STEPS))
+            (os.path.dirname(os.path.abspath(__file__)), module, threads, STEPS))
     out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True)
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 
-def main():
+def compare(run_step, module, title):
+    """Runs `run_step` on lazytensor here and on PyTorch eager in children (`module`.run), prints the table."""
     import lazytensor
 
     results = {}
     before = lazytensor.debug.counters()
-    results["lazytensor"] = run(lazytensor, STEPS)
+    results["lazytensor"] = run_step(lazytensor, STEPS)
     after = lazytensor.debug.counters()
     compiles = after.get("kernels_compiled", 0) - before.get("kernels_compiled", 0)
     ncpu = os.cpu_count()
@@ -79,11 +80,10 @@ def main():
                                 ("torch eager, %d threads, hugetlb" % ncpu, ncpu, True),
                                 ("torch eager, 1 thread, hugetlb", 1, True)):
         try:
-            results[name] = torch_child(threads, huge)
+            results[name] = torch_child(threads, huge, module)
         except (subprocess.CalledProcessError, ImportError) as e:
             print("%s: failed: %s" % (name, e))
-    print("MLP %d-%d-%d-%d, batch %d, SGD momentum; median of %d steps after %d warm-up steps" %
-          (IN, HIDDEN, HIDDEN, CLASSES, BATCH, STEPS, WARMUP))
+    print("%s; median of %d steps after %d warm-up steps" % (title, STEPS, WARMUP))
     for name, r in results.items():
         print("  %-34s %7.2f ms/step  %7.1f steps/s  (min %.2f ms, final loss %.4f)" %
               (name, r["median_s"] * 1e3, 1 / r["median_s"], r["min_s"] * 1e3, r["loss"]))
@@ -91,6 +91,10 @@ def main():
     if torch_best:
         print("  lazytensor / best torch eager: %.2fx steps per second" % (torch_best / results["lazytensor"]["median_s"]))
     print("  lazytensor kernels compiled during the run (warm-up included): %d" % compiles)
+
+
+def main():
+    compare(run, "python_mlp_step", "MLP %d-%d-%d-%d, batch %d, SGD momentum" % (IN, HIDDEN, HIDDEN, CLASSES, BATCH))
 
 
 if __name__ == "__main__":
