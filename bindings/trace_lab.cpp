@@ -46,6 +46,12 @@ class PythonPolicy final : public lt::FusionPolicy {
     py::gil_scoped_acquire gil;
     return impl_.attr("materialize_shared")(kernels, cost, has_reduction).cast<bool>();
   }
+  bool materialize_repeated(int times, int64_t cost, bool has_gather) const override {
+    py::gil_scoped_acquire gil;
+    // Policies written before session 10 have no such method: the default.
+    if (!py::hasattr(impl_, "materialize_repeated")) return FusionPolicy::materialize_repeated(times, cost, has_gather);
+    return impl_.attr("materialize_repeated")(times, cost, has_gather).cast<bool>();
+  }
   bool fuse_siblings() const override {
     py::gil_scoped_acquire gil;
     // Policies written before session 9 have no such method: the default.

@@ -53,3 +53,32 @@ def test_a_python_policy_can_turn_sibling_kernels_off():
     ours, default = t.run("py-no-siblings", repeat=1), t.run("default", repeat=1)
     assert ours["mismatch"] == "" and default["mismatch"] == ""
     assert ours["kernels"] > default["kernels"]  # the MLP step's bias gradients and updates split again
+
+
+class RecomputeRepeats(lab.FusionPolicy):
+    """The default's choices, but a node an im2col's taps read is recomputed by each tap."""
+    name = "py-recompute-repeats"
+
+    def materialize_repeated(self, times, cost, has_gather):
+        return False
+
+
+def test_a_python_policy_decides_repeated_inlining(tmp_path):
+    import numpy as np
+    import lazytensor as lt
+    F = lt.nn.functional
+    rng = np.random.default_rng(0)
+    x = lt.from_numpy(rng.standard_normal((2, 3, 12, 12)).astype(np.float32))
+    w = lt.from_numpy(rng.standard_normal((4, 3, 3, 3)).astype(np.float32))
+    lt.sync(x, w)
+    lt.debug.set_dump_dir(str(tmp_path))
+    try:
+        lt.sync(F.conv2d(F.max_pool2d(x, 2), w, padding=1))  # 9 taps of the pool's gather
+    finally:
+        lt.debug.set_dump_dir(None)
+    (dumped,) = [f for f in os.listdir(str(tmp_path)) if f.endswith(".trace")]
+    lab.register_policy(RecomputeRepeats())
+    t = lab.load(os.path.join(str(tmp_path), dumped))
+    ours, default = t.run("py-recompute-repeats", repeat=1), t.run("default", repeat=1)
+    assert ours["mismatch"] == "" and default["mismatch"] == ""
+    assert default["kernels"] == ours["kernels"] + 1  # the default stores the pooled values once

@@ -37,6 +37,11 @@ class FusionPolicy:
         """A node inlined into `kernels` kernels is recomputed in each: store it instead?"""
         return kernels > 1 and (has_reduction or cost >= 12)
 
+    def materialize_repeated(self, times, cost, has_gather):
+        """A node inlined `times` times into one kernel at different coordinates (an im2col's taps) is
+        computed that many times per element: store it once instead? (docs/cpu-jit.md, "Repeated inlining")"""
+        return times >= 3 and (has_gather or cost * (times - 1) >= 24)
+
     def fuse_siblings(self):
         """May outputs of one shape run as one kernel that stores each (docs/cpu-jit.md, "Sibling kernels")?"""
         return True
