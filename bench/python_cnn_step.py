@@ -4,10 +4,7 @@ bench/python_mlp_step.py.
 
     PYTHONPATH=build/python /usr/bin/python3 bench/python_cnn_step.py [steps]
 """
-import statistics
-import time
-
-from python_mlp_step import STEPS, WARMUP, compare
+from python_mlp_step import compare, train_steps
 
 BATCH = 32
 
@@ -15,7 +12,7 @@ BATCH = 32
 def run(torch, steps):
     import numpy as np
 
-    nn, F = torch.nn, torch.nn.functional
+    nn = torch.nn
     rng = np.random.default_rng(0)
     x_all = rng.standard_normal((512, 3, 32, 32)).astype(np.float32)
     y_all = rng.integers(0, 10, 512).astype(np.int64)
@@ -24,19 +21,7 @@ def run(torch, steps):
                           nn.Conv2d(16, 32, 3, padding=1), nn.BatchNorm2d(32), nn.ReLU(), nn.AdaptiveAvgPool2d(1),
                           nn.Flatten(), nn.Linear(32, 10))
     opt = torch.optim.SGD(model.parameters(), lr=0.05, momentum=0.9)
-    times, loss_value = [], None
-    for step in range(WARMUP + steps):
-        idx = rng.integers(0, len(x_all), BATCH)
-        x, y = torch.from_numpy(x_all[idx]), torch.from_numpy(y_all[idx])
-        t0 = time.perf_counter()
-        opt.zero_grad()
-        loss = F.cross_entropy(model(x), y)
-        loss.backward()
-        opt.step()
-        loss_value = loss.item()  # the sync point of a lazy step
-        if step >= WARMUP:
-            times.append(time.perf_counter() - t0)
-    return {"median_s": statistics.median(times), "min_s": min(times), "loss": loss_value}
+    return train_steps(torch, model, opt, x_all, y_all, BATCH, steps, rng)
 
 
 if __name__ == "__main__":

@@ -26,7 +26,7 @@ BATCH, IN, HIDDEN, CLASSES = 256, 784, 512, 10
 def run(torch, steps):
     import numpy as np
 
-    nn, F = torch.nn, torch.nn.functional
+    nn = torch.nn
     rng = np.random.default_rng(0)
     x_all = rng.standard_normal((4096, IN)).astype(np.float32)
     y_all = rng.integers(0, CLASSES, 4096).astype(np.int64)
@@ -34,13 +34,18 @@ def run(torch, steps):
     model = nn.Sequential(nn.Linear(IN, HIDDEN), nn.ReLU(), nn.Linear(HIDDEN, HIDDEN), nn.ReLU(),
                           nn.Linear(HIDDEN, CLASSES))
     opt = torch.optim.SGD(model.parameters(), lr=0.01, momentum=0.9)
+    return train_steps(torch, model, opt, x_all, y_all, BATCH, steps, rng)
+
+
+def train_steps(torch, model, opt, x_all, y_all, batch, steps, rng):
+    """WARMUP + steps cross-entropy training steps on random batches; the timed steps' median and min."""
     times, loss_value = [], None
     for step in range(WARMUP + steps):
-        idx = rng.integers(0, len(x_all), BATCH)
+        idx = rng.integers(0, len(x_all), batch)
         x, y = torch.from_numpy(x_all[idx]), torch.from_numpy(y_all[idx])
         t0 = time.perf_counter()
         opt.zero_grad()
-        loss = F.cross_entropy(model(x), y)
+        loss = torch.nn.functional.cross_entropy(model(x), y)
         loss.backward()
         opt.step()
         loss_value = loss.item()  # the sync point of a lazy step
