@@ -232,6 +232,7 @@ cpu::KernelEntry CpuBackend::kernel(const Kernel& k, double* compile_ms, int* co
     try {
       if (tier == cpu::Tier::Quick) ensure_math_functions(k);
       cpu::KernelEntry fn = cpu::load_kernel_entry({symbol, std::move(*bytes)});
+      fn.reduces_columns = cpu::kernel_reduces_columns(k);
       if (debug_level() >= 2) std::fprintf(stderr, "[lt] loaded %s from %s\n", k.name.c_str(), disk->path_for(key).c_str());
       if (debug_level() >= 4) std::fprintf(stderr, "%s\n", cpu::kernel_llvm_ir(k, true, tier).c_str());
       remember(key, fn);
@@ -254,6 +255,7 @@ cpu::KernelEntry CpuBackend::kernel(const Kernel& k, double* compile_ms, int* co
   }
   if (tier == cpu::Tier::Quick) ensure_math_functions(k);  // before the load that links against them
   cpu::KernelEntry fn = cpu::load_kernel_entry(obj);
+  fn.reduces_columns = cpu::kernel_reduces_columns(k);
   double ms = ms_between(t0, Clock::now());
   *compile_ms += ms;
   ++*compiled;

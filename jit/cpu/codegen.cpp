@@ -118,6 +118,10 @@ class Codegen {
                         Value* out = nullptr, Value* row_stride = nullptr);
   void gen_split_part(Value* row, Value* begin, Value* end, Value* out);
   void gen_split_finish(Value* row, Value* partials, Value* nparts);
+  // Rows kernels: the row-level effects (stores, index checks) of the current row.
+  void gen_row_effects();
+  // A split part's partial: reduction `id`'s raw accumulator at `acc` into the 8-byte `slot`.
+  void store_partial(int32_t id, Value* acc, Value* slot);
   std::vector<int32_t> split_reduces() const;
   // Creates the internal body `name` with noalias buffer params followed by
   // (scalars, error, extra...), sets bufs_/scalars_/err_ and the insert point.
@@ -953,12 +957,7 @@ void Codegen::gen_rows(Value* begin, Value* end) {
     for (size_t a = nest.size() - 1; a-- > 0;) end_loop(nest[a], -1);
     for (int32_t id : reduces) row_[id] = finish_acc(id);
   }
-  for (size_t id = 0; id < k_.ops.size(); ++id) {
-    const KOp& o = k_.ops[id];
-    // A row with no elements checks no index: the index buffer may be empty.
-    if (!o.elem && is_effect(o.code) && !(o.code == KOpCode::CheckIndex && k_.inner_size() == 0))
-      get_row(static_cast<int32_t>(id));
-  }
+  gen_row_effects();
   end_loop(rows);
 }
 
@@ -1043,10 +1042,8 @@ void Codegen::gen_rows_columns(Value* begin, Value* end, Value* inner_begin, Val
     // Partials: the raw accumulators, as gen_split_part leaves them.
     Value* slot0 = b_.CreateMul(b_.CreateAdd(s, fin.iv), row_stride);
     for (size_t q = 0; q < reduces.size(); ++q) {
-      DType at = acc_type(k_.ops[reduces[q]]);
-      Value* v = b_.CreateLoad(vtype(at), slot_at(q, fin.iv));
-      if (at == DType::Bool) v = b_.CreateZExt(v, b_.getInt8Ty());
-      b_.CreateStore(v, b_.CreateGEP(b_.getInt64Ty(), out, b_.CreateAdd(slot0, i64(static_cast<int64_t>(q)))));
+      store_partial(reduces[q], slot_at(q, fin.iv),
+                    b_.CreateGEP(b_.getInt64Ty(), out, b_.CreateAdd(slot0, i64(static_cast<int64_t>(q)))));
     }
     end_loop(fin);
     end_loop_at(seg, e);
@@ -1054,10 +1051,7 @@ void Codegen::gen_rows_columns(Value* begin, Value* end, Value* inner_begin, Val
   }
   enter_row(fin.iv);
   for (size_t q = 0; q < reduces.size(); ++q) row_[reduces[q]] = finish_acc(reduces[q], slot_at(q, fin.iv));
-  for (size_t id = 0; id < k_.ops.size(); ++id) {
-    const KOp& o = k_.ops[id];
-    if (!o.elem && is_effect(o.code)) get_row(static_cast<int32_t>(id));
-  }
+  gen_row_effects();
   end_loop(fin);
   end_loop_at(seg, e);
 }
@@ -1156,12 +1150,23 @@ void Codegen::gen_split_part(Value* row, Value* begin, Value* end, Value* out) {
   std::fill(elem_.begin(), elem_.end(), nullptr);
   for (int32_t id : reduces) update_acc(id, get(k_.ops[id].inputs[0]), l.iv);
   end_loop(l);
-  for (size_t i = 0; i < reduces.size(); ++i) {
-    Acc& a = acc_[reduces[i]];
-    llvm::Type* t = vtype(a.acc_type);
-    Value* v = b_.CreateLoad(t, a.value);
-    if (a.acc_type == DType::Bool) v = b_.CreateZExt(v, b_.getInt8Ty());
-    b_.CreateStore(v, b_.CreateConstGEP1_64(b_.getInt64Ty(), out, static_cast<int64_t>(i)));
+  for (size_t i = 0; i < reduces.size(); ++i)
+    store_partial(reduces[i], acc_[reduces[i]].value, b_.CreateConstGEP1_64(b_.getInt64Ty(), out, static_cast<int64_t>(i)));
+}
+
+void Codegen::store_partial(int32_t id, Value* acc, Value* slot) {
+  DType at = acc_type(k_.ops[id]);
+  Value* v = b_.CreateLoad(vtype(at), acc);
+  if (at == DType::Bool) v = b_.CreateZExt(v, b_.getInt8Ty());
+  b_.CreateStore(v, slot);
+}
+
+void Codegen::gen_row_effects() {
+  for (size_t id = 0; id < k_.ops.size(); ++id) {
+    const KOp& o = k_.ops[id];
+    // A row with no elements checks no index: the index buffer may be empty.
+    if (!o.elem && is_effect(o.code) && !(o.code == KOpCode::CheckIndex && k_.inner_size() == 0))
+      get_row(static_cast<int32_t>(id));
   }
 }
 
@@ -1183,12 +1188,7 @@ void Codegen::gen_split_finish(Value* row, Value* partials, Value* nparts) {
   }
   end_loop(l);
   for (int32_t id : reduces) row_[id] = finish_acc(id);
-  for (size_t id = 0; id < k_.ops.size(); ++id) {
-    const KOp& o = k_.ops[id];
-    // A row with no elements checks no index: the index buffer may be empty.
-    if (!o.elem && is_effect(o.code) && !(o.code == KOpCode::CheckIndex && k_.inner_size() == 0))
-      get_row(static_cast<int32_t>(id));
-  }
+  gen_row_effects();
 }
 
 void Codegen::reset_state() {

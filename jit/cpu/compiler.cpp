@@ -438,8 +438,8 @@ constexpr int64_t kSerialWork = 1 << 16, kGrainWork = 1 << 15;
 }  // namespace
 
 bool kernel_reduces_columns(const Kernel& k) {
-  if (k.kind != KernelKind::Rows || !jit().column_reduce) return false;
-  if (k.kind != KernelKind::Rows || k.num_phases != 1 || k.serial || k.outer_rank < 1) return false;
+  if (k.kind != KernelKind::Rows || k.num_phases != 1 || k.serial || k.outer_rank < 1 || !jit().column_reduce)
+    return false;
   size_t outer = static_cast<size_t>(k.outer_rank), r = k.domain.size();
   if (r <= outer || k.inner_size() < 2 || k.domain[outer - 1] < 8) return false;
   size_t inner_axis = r - 1;  // the inner loop's contiguous axis: the last one longer than 1
@@ -635,6 +635,7 @@ int64_t split_chunk(int64_t inner) {
 void launch_kernel(const Kernel& kernel, KernelFn fn, void* const* buffers, const int64_t* scalars) {
   KernelEntry entry;
   entry.fn = fn;
+  entry.reduces_columns = kernel_reduces_columns(kernel);
   launch_kernel(kernel, entry, buffers, scalars);
 }
 
@@ -648,57 +649,44 @@ void launch_kernel(const Kernel& kernel, const KernelEntry& entry, void* const* 
       kernel.kind == KernelKind::Elementwise ? 1 : std::max<int64_t>(1, kernel.inner_size() * kernel.num_phases);
   int64_t threads = tbb::this_task_arena::max_concurrency();
   static const bool no_split = std::getenv("LT_NO_SPLIT") != nullptr;
-  if (!no_split && entry.part && entry.finish && !kernel.serial && threads > 1 && range < 4 * threads &&
+  int64_t column_blocks = (range + kColumnBlock - 1) / kColumnBlock;
+  bool split_rows = entry.part && !kernel.serial && range < 4 * threads;
+  bool split_columns = entry.column_part && column_blocks < 2 * threads;
+  if (!no_split && entry.finish && (split_rows || split_columns) && threads > 1 &&
       kernel.inner_size() >= 2 * kGrainWork) {
-    // Few long rows: per-chunk partials on all threads, then an ordered combine per row.
+    // Few long rows, or few blocks of rows with long columns: partials of
+    // (row or block, chunk of the inner elements) on all threads, then an
+    // ordered combine per row. partials[(row * nparts + p) * nred + i].
     int64_t inner = kernel.inner_size(), chunk = split_chunk(inner);
     int64_t nparts = (inner + chunk - 1) / chunk, nred = 0;
     for (const KOp& o : kernel.ops) nred += o.code == KOpCode::Reduce;
     std::vector<int64_t> partials(static_cast<size_t>(range * nparts * nred));
-    tbb::parallel_for(tbb::blocked_range<int64_t>(0, range * nparts, 1), [&](const tbb::blocked_range<int64_t>& r) {
+    int64_t units = split_rows ? range : column_blocks;
+    tbb::parallel_for(tbb::blocked_range<int64_t>(0, units * nparts, 1), [&](const tbb::blocked_range<int64_t>& r) {
       for (int64_t t = r.begin(); t < r.end(); ++t) {
-        int64_t row = t / nparts, p = t % nparts;
-        entry.part(&args, row, p * chunk, std::min(inner, (p + 1) * chunk), partials.data() + t * nred);
+        int64_t u = t / nparts, p = t % nparts, ib = p * chunk, ie = std::min(inner, (p + 1) * chunk);
+        if (split_rows)
+          entry.part(&args, u, ib, ie, partials.data() + t * nred);
+        else
+          entry.column_part(&args, u * kColumnBlock, std::min(range, (u + 1) * kColumnBlock), ib, ie,
+                            partials.data() + p * nred, nparts * nred);
       }
     });
     for (int64_t row = 0; row < range; ++row) entry.finish(&args, row, partials.data() + row * nparts * nred, nparts);
     raise_kernel_error(err);
     return;
   }
-  int64_t column_blocks = (range + kColumnBlock - 1) / kColumnBlock;
-  if (!no_split && entry.column_part && entry.finish && threads > 1 && column_blocks < 2 * threads &&
-      kernel.inner_size() >= 2 * kGrainWork) {
-    // Few row blocks with long columns: partials of each (block, chunk of
-    // the columns) on all threads, then an ordered combine per row.
-    int64_t inner = kernel.inner_size(), chunk = split_chunk(inner);
-    int64_t nparts = (inner + chunk - 1) / chunk, nred = 0;
-    for (const KOp& o : kernel.ops) nred += o.code == KOpCode::Reduce;
-    std::vector<int64_t> partials(static_cast<size_t>(range * nparts * nred));
-    tbb::parallel_for(tbb::blocked_range<int64_t>(0, column_blocks * nparts, 1),
-                      [&](const tbb::blocked_range<int64_t>& r) {
-                        for (int64_t t = r.begin(); t < r.end(); ++t) {
-                          int64_t b = t / nparts, p = t % nparts;
-                          entry.column_part(&args, b * kColumnBlock, std::min(range, (b + 1) * kColumnBlock),
-                                            p * chunk, std::min(inner, (p + 1) * chunk),
-                                            partials.data() + p * nred, nparts * nred);
-                        }
-                      });
-    for (int64_t row = 0; row < range; ++row) entry.finish(&args, row, partials.data() + row * nparts * nred, nparts);
-    raise_kernel_error(err);
-    return;
-  }
   if (kernel.serial || range * per_item < kSerialWork || range == 1) {
     entry.fn(&args, 0, range);
-  } else if (kernel_reduces_columns(kernel)) {
+  } else if (entry.reduces_columns) {
     // Whole blocks of kColumnBlock rows per range: a thread's rows share cache lines.
     // Ranges of a whole segment where the threads still all get work: a
     // segment reads kColumnSegment contiguous elements per inner step, which
     // the prefetchers follow; 16-row ranges read one line per step.
-    int64_t blocks = (range + kColumnBlock - 1) / kColumnBlock;
     int64_t grain = std::max(kGrainWork / (kColumnBlock * per_item),
-                             std::min(kColumnSegment / kColumnBlock, blocks / threads));
+                             std::min(kColumnSegment / kColumnBlock, column_blocks / threads));
     grain = std::max<int64_t>(1, grain);
-    tbb::parallel_for(tbb::blocked_range<int64_t>(0, blocks, grain), [&](const tbb::blocked_range<int64_t>& r) {
+    tbb::parallel_for(tbb::blocked_range<int64_t>(0, column_blocks, grain), [&](const tbb::blocked_range<int64_t>& r) {
       entry.fn(&args, r.begin() * kColumnBlock, std::min(range, r.end() * kColumnBlock));
     });
   } else if (kernel_overlaps_tail(kernel)) {

@@ -71,6 +71,10 @@ struct KernelEntry {
   RowPartFn part = nullptr;      ///< set when kernel_splits_reduction()
   ColumnPartFn column_part = nullptr;  ///< set when kernel_splits_columns()
   RowFinishFn finish = nullptr;  ///< set with either
+  /// kernel_reduces_columns() of the kernel, decided once by whoever loads
+  /// it (launch_kernel then gives it whole row blocks; false: row ranges,
+  /// the same values).
+  bool reduces_columns = false;
   std::shared_ptr<const void> keep;  ///< the loaded object; empty for a bare KernelFn
 };
 
