@@ -24,6 +24,7 @@
 #include <functional>
 #include <map>
 #include <numeric>
+#include <cstdlib>
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
@@ -75,7 +76,11 @@ class Scheduler {
   Plan run();
 
  private:
-  void build_all();
+  /// Builds every kernel; false when a kernel found nodes it cannot inline
+  /// (they are marked; plan again). Every unit is tried, so one pass finds
+  /// all such nodes of a long trace, not one per pass.
+  bool build_all();
+  void materialize_needed(int32_t node);
   void build_kernels_for(int32_t node);
   void build_elementwise(const std::vector<int32_t>& members);
   void push_kernel(Kernel k, int32_t root, size_t outputs = 1);
@@ -86,6 +91,7 @@ class Scheduler {
   int32_t kbuf(Ctx& c, int32_t plan_buffer, bool written);
   int32_t emit(Ctx& c, int32_t node, const Coords& coords);
   int32_t emit_uncached(Ctx& c, int32_t node, const Coords& coords);
+  bool note_inlined(int32_t node);
   Coords unravel(Ctx& c, int32_t linear, absl::Span<const int64_t> shape);
   Coords map_view(Ctx& c, const TraceNode& n, const Coords& coords);
   using Body = std::function<void(Ctx&)>;
@@ -106,6 +112,13 @@ class Scheduler {
   Plan plan_;
   std::vector<absl::flat_hash_map<int32_t, int>> inlined_per_kernel_;
   std::vector<std::vector<int32_t>> consumers_;
+  // Per planning pass: arithmetic per element of each node's inlined
+  // expression (for the sharing decision), whether it holds a reduction or a
+  // gather, and how many kernels built so far inline it (see note_inlined).
+  std::vector<int64_t> cost_;
+  std::vector<char> has_red_, has_gather_, has_matmul_;
+  std::vector<int32_t> kernels_inlining_;
+  std::vector<int32_t> stored_while_emitting_;  ///< by note_inlined, this pass
 };
 
 // Div/mod ops the kernel's effects depend on. Dead ones do not count: the
@@ -230,6 +243,26 @@ Coords Scheduler::map_view(Ctx& c, const TraceNode& n, const Coords& co) {
   }
 }
 
+// Sharing is decided while a pass emits, not only after it: a node about to
+// be inlined into one more kernel than before is stored from here on when the
+// policy would store it at that count (the pass is then planned again).
+// Only kernels built whole count, and only a pass that builds every kernel
+// keeps these decisions. Not over a product: emitting it into a second
+// kernel is what finds that the product must be stored (its epilogue chain's
+// end, see materialize_needed), after which the node may be cheap. A value carried along a recurrence (an LSTM's cell state, read by its step
+// and by the next) is otherwise inlined into every later step's kernel, and
+// one pass over an n-step trace emits O(n^2) ops before the after-pass rule
+// below can store it. True when `node` is now materialised.
+bool Scheduler::note_inlined(int32_t node) {
+  OpKind k = op_kind(t_.nodes[node].op);
+  if (kernels_inlining_[node] == 0 || k == OpKind::Movement || has_matmul_[node] ||
+      !policy_.materialize_shared(kernels_inlining_[node] + 1, cost_[node], has_red_[node]))
+    return false;
+  mat_[node] = 1;
+  stored_while_emitting_.push_back(node);
+  return true;
+}
+
 int32_t Scheduler::emit(Ctx& c, int32_t node, const Coords& coords) {
   std::pair<int32_t, std::vector<int32_t>> key{node, std::vector<int32_t>(coords.begin(), coords.end())};
   auto it = c.memo.find(key);
@@ -253,7 +286,10 @@ int32_t Scheduler::emit_uncached(Ctx& c, int32_t node, const Coords& co) {
     if (n.op != Op::Input && pb < 0) fail(ErrorKind::Runtime, "scheduler: node used before its kernel");
     return kb.load(kbuf(c, pb, false), kb.linear(co.data(), n.shape), n.dtype);
   }
-  if (n.op != Op::Input && n.op != Op::Scalar) ++c.inlined[node];
+  if (n.op != Op::Input && n.op != Op::Scalar) {
+    if (note_inlined(node)) return emit_uncached(c, node, co);  // stored from now on: a load
+    ++c.inlined[node];
+  }
   auto in = [&](int i) { return n.inputs[i]; };
   switch (op_kind(n.op)) {
     case OpKind::Source: {
@@ -518,6 +554,8 @@ void Scheduler::push_kernel(Kernel k, int32_t root, size_t outputs) {
   k.name = cat("k", plan_.kernels.size(), "_", kinds[static_cast<int>(k.kind)], "_", op_name(t_.nodes[root].op),
                outputs > 1 ? cat("_x", outputs) : std::string());
   plan_.kernels.push_back(std::move(k));
+  if (inlined_per_kernel_.size() == plan_.kernels.size())
+    for (auto [n, times] : inlined_per_kernel_.back()) ++kernels_inlining_[n];
 }
 
 // ---- matmul kernels -------------------------------------------------------------
@@ -675,11 +713,13 @@ Kernel Scheduler::matmul_kernel(int32_t root, int32_t mm, bool fold) {
   return std::move(c.k);
 }
 
-void Scheduler::build_all() {
+bool Scheduler::build_all() {
   plan_.kernels.clear();
   plan_.buffers.clear();
   inlined_per_kernel_.clear();
   node_buffer_.assign(t_.nodes.size(), -1);
+  kernels_inlining_.assign(t_.nodes.size(), 0);
+  stored_while_emitting_.clear();
   for (size_t i = 0; i < t_.nodes.size(); ++i) {
     const TraceNode& n = t_.nodes[i];
     if (n.op != Op::Input) continue;
@@ -688,6 +728,7 @@ void Scheduler::build_all() {
   }
   // Kernels in trace order; sibling groups (sibling_units) where they close.
   std::vector<std::vector<int32_t>> units = sibling_units();
+  bool complete = true;
   for (const std::vector<int32_t>& u : units) {
     try {
       if (u.size() == 1) {
@@ -696,26 +737,53 @@ void Scheduler::build_all() {
         build_elementwise(u);
       }
     } catch (const DomainMismatch& e) {
-      throw NeedMaterialize{e.node};
+      materialize_needed(e.node), complete = false;
+    } catch (const NeedMaterialize& e) {
+      materialize_needed(e.node), complete = false;
+    } catch (const Regroup& e) {
+      for (int32_t n : e.nodes) alone_[n] = 1;
+      complete = false;
     }
   }
+  if (!complete) {
+    // What this pass stored while emitting only kept its emission linear: a
+    // kernel that failed may read those nodes otherwise once it is planned
+    // again, so the next pass decides them afresh.
+    for (int32_t n : stored_while_emitting_) mat_[n] = 0;
+    return false;
+  }
+  if (!stored_while_emitting_.empty()) return false;
   // A kernel that runs before a group's and reads a member (sibling_units
-  // should have prevented it): that member alone.
+  // should have prevented it): that member alone. One walk over the kernels.
+  absl::flat_hash_map<int32_t, std::pair<int32_t, int32_t>> member_of_buffer;  // buffer -> (group, member)
+  std::vector<char> group_built;
   for (const std::vector<int32_t>& u : units) {
     if (u.size() < 2) continue;
-    absl::flat_hash_map<int32_t, int32_t> member_of_buffer;
-    for (int32_t m : u) member_of_buffer[node_buffer_[m]] = m;
-    for (const Kernel& k : plan_.kernels) {
-      bool group_kernel = false;
-      for (const KernelBuffer& b : k.buffers)
-        if (b.written && member_of_buffer.contains(b.plan_buffer)) group_kernel = true;
-      if (group_kernel) break;
-      for (const KernelBuffer& b : k.buffers)
-        if (auto it = member_of_buffer.find(b.plan_buffer); it != member_of_buffer.end()) throw Regroup{{it->second}};
-    }
+    for (int32_t m : u) member_of_buffer[node_buffer_[m]] = {static_cast<int32_t>(group_built.size()), m};
+    group_built.push_back(0);
   }
+  if (!member_of_buffer.empty())
+    for (const Kernel& k : plan_.kernels) {
+      for (const KernelBuffer& b : k.buffers)
+        if (auto it = member_of_buffer.find(b.plan_buffer); b.written && it != member_of_buffer.end())
+          group_built[it->second.first] = 1;
+      for (const KernelBuffer& b : k.buffers)
+        if (auto it = member_of_buffer.find(b.plan_buffer); it != member_of_buffer.end() && !group_built[it->second.first])
+          alone_[it->second.second] = 1, complete = false;
+    }
+  if (!complete) return false;
   plan_.outputs.clear();
   for (int32_t o : t_.outputs) plan_.outputs.push_back(node_buffer_[o]);
+  return true;
+}
+
+// A node the last build found it could not inline. A product needed outside
+// its epilogue: store the end of its elementwise chain instead when that is a
+// different node (it keeps the epilogue).
+void Scheduler::materialize_needed(int32_t node) {
+  if (mat_[node]) fail(ErrorKind::Runtime, "scheduler: cannot place node %", node, " ", op_name(t_.nodes[node].op));
+  int32_t x = op_kind(t_.nodes[node].op) == OpKind::MatMul ? matmul_chain_end(node) : node;
+  mat_[mat_[x] ? node : x] = 1;
 }
 
 // The order kernels are built in: each materialised node alone, in trace
@@ -835,13 +903,14 @@ int32_t Scheduler::matmul_chain_end(int32_t mm) {
 }
 
 Plan Scheduler::run() {
-  // Costs for the sharing decision: arithmetic per element of the inlined expression.
-  std::vector<int64_t> cost(t_.nodes.size(), 0);
+  cost_.assign(t_.nodes.size(), 0);
+  has_red_.assign(t_.nodes.size(), 0);
+  has_gather_.assign(t_.nodes.size(), 0);
+  has_matmul_.assign(t_.nodes.size(), 0);
   consumers_.assign(t_.nodes.size(), {});
   for (size_t i = 0; i < t_.nodes.size(); ++i)
     for (int32_t in : t_.nodes[i].inputs)
       if (consumers_[in].empty() || consumers_[in].back() != static_cast<int32_t>(i)) consumers_[in].push_back(static_cast<int32_t>(i));
-  std::vector<char> has_red(t_.nodes.size(), 0), has_gather(t_.nodes.size(), 0);
   for (size_t i = 0; i < t_.nodes.size(); ++i) {
     const TraceNode& n = t_.nodes[i];
     OpKind k = op_kind(n.op);
@@ -872,26 +941,17 @@ Plan Scheduler::run() {
                        n.op == Op::Sin || n.op == Op::Cos || n.op == Op::Log1p || n.op == Op::Expm1)
                         ? 8
                         : 1;
-      cost[i] = own;
-      has_red[i] = k == OpKind::Reduce;
-      has_gather[i] = k == OpKind::Gather;
+      cost_[i] = own;
+      has_red_[i] = k == OpKind::Reduce;
+      has_gather_[i] = k == OpKind::Gather;
+      has_matmul_[i] = k == OpKind::MatMul;
       for (int32_t in : n.inputs)
-        if (!mat_[in]) cost[i] += cost[in], has_red[i] |= has_red[in], has_gather[i] |= has_gather[in];
-      cost[i] = std::min(cost[i], kCostCap);  // shared subexpressions double it per level
+        if (!mat_[in])
+          cost_[i] += cost_[in], has_red_[i] |= has_red_[in], has_gather_[i] |= has_gather_[in],
+              has_matmul_[i] |= has_matmul_[in];
+      cost_[i] = std::min(cost_[i], kCostCap);  // shared subexpressions double it per level
     }
-    try {
-      build_all();
-    } catch (const Regroup& e) {
-      for (int32_t n : e.nodes) alone_[n] = 1;
-      continue;
-    } catch (const NeedMaterialize& e) {
-      if (mat_[e.node]) fail(ErrorKind::Runtime, "scheduler: cannot place node %", e.node, " ", op_name(t_.nodes[e.node].op));
-      // A product needed outside its epilogue: store the end of its elementwise
-      // chain instead when that is a different node (it keeps the epilogue).
-      int32_t x = op_kind(t_.nodes[e.node].op) == OpKind::MatMul ? matmul_chain_end(e.node) : e.node;
-      mat_[mat_[x] ? e.node : x] = 1;
-      continue;
-    }
+    if (!build_all()) continue;
     absl::flat_hash_map<int32_t, int> uses, repeats;
     for (const auto& s : inlined_per_kernel_)
       for (auto [n, times] : s) ++uses[n], repeats[n] = std::max(repeats[n], times);
@@ -906,8 +966,8 @@ Plan Scheduler::run() {
     }
     for (auto [n, count] : uses) {
       if (mat_[n] || op_kind(t_.nodes[n].op) == OpKind::Movement || op_kind(t_.nodes[n].op) == OpKind::MatMul) continue;
-      if (policy_.materialize_shared(count, cost[n], has_red[n]) ||
-          (repeats[n] > 1 && policy_.materialize_repeated(repeats[n], cost[n], has_gather[n])))
+      if (policy_.materialize_shared(count, cost_[n], has_red_[n]) ||
+          (repeats[n] > 1 && policy_.materialize_repeated(repeats[n], cost_[n], has_gather_[n])))
         mat_[n] = 1, changed = true;
     }
     if (!changed) break;
