@@ -442,13 +442,7 @@ std::vector<BufferPtr> CpuBackend::launch(const Executable& exe, const std::vect
     ptrs.clear();
     for (const KernelBuffer& kb : k.buffers) ptrs.push_back(kb.plan_buffer >= 0 ? data[kb.plan_buffer] : nullptr);
     scalar_bits.clear();
-    for (size_t s = 0; s < k.scalar_types.size(); ++s) {
-      const ScalarValue& v = scalars.at(k.scalar_slots[s]);
-      int64_t bits;
-      if (is_floating(k.scalar_types[s])) std::memcpy(&bits, &v.f, sizeof bits);
-      else bits = v.i;
-      scalar_bits.push_back(bits);
-    }
+    for (size_t s = 0; s < k.scalar_types.size(); ++s) scalar_bits.push_back(kernel_scalar_bits(k, s, scalars));
     auto k0 = Clock::now();
     Promotion* promo = exe.promotions[exe.first[ki]].get();
     std::shared_ptr<const cpu::KernelEntry> full = promo ? std::atomic_load(&promo->full) : nullptr;

@@ -208,13 +208,7 @@ std::vector<BufferPtr> CudaBackend::run(const Trace& trace, const RunOptions& op
       args.clear();
       for (const KernelBuffer& kb : k.buffers) args.push_back(kb.plan_buffer >= 0 ? ptr[kb.plan_buffer] : cuda::DevicePtr{});
       scalars.clear();
-      for (size_t s = 0; s < k.scalar_types.size(); ++s) {
-        const ScalarValue& v = trace.scalars.at(k.scalar_slots[s]);
-        int64_t bits;
-        if (is_floating(k.scalar_types[s])) std::memcpy(&bits, &v.f, sizeof bits);
-        else bits = v.i;
-        scalars.push_back(bits);
-      }
+      for (size_t s = 0; s < k.scalar_types.size(); ++s) scalars.push_back(kernel_scalar_bits(k, s, trace.scalars));
       cuda::DevicePtr err = error_slot.ptr();
       int64_t n = lk.items;
       params.clear();

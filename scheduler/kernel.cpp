@@ -2,6 +2,7 @@
 #include "scheduler/kernel.h"
 
 #include <algorithm>
+#include <cstring>
 
 #include "absl/strings/str_cat.h"
 #include "ir/error.h"
@@ -114,7 +115,7 @@ int64_t Kernel::bytes_moved() const {
   return n;
 }
 
-bool affine_offset(const Kernel& k, int32_t id, std::vector<int64_t>* coeffs) {
+bool affine_offset(const Kernel& k, int32_t id, std::vector<int64_t>* coeffs, bool* constant_known) {
   size_t r = k.domain.size();
   std::vector<int64_t>& f = *coeffs;
   const KOp& o = k.ops[id];
@@ -122,20 +123,39 @@ bool affine_offset(const Kernel& k, int32_t id, std::vector<int64_t>* coeffs) {
   if (o.dtype != DType::Int64) return false;
   if (o.code == KOpCode::Coord) return f[o.imm] = 1, true;
   if (o.code == KOpCode::Const) return f[r] = o.imm, true;
+  if (o.code == KOpCode::Param) {
+    if (!constant_known) return false;
+    *constant_known = false;
+    return true;
+  }
   if (o.code != KOpCode::Compute || o.num_inputs != 2) return false;
   std::vector<int64_t> a, c;
-  if (!affine_offset(k, o.inputs[0], &a) || !affine_offset(k, o.inputs[1], &c)) return false;
-  auto is_const = [&](const std::vector<int64_t>& g) {
-    return std::all_of(g.begin(), g.end() - 1, [](int64_t x) { return x == 0; });
+  bool a_known = true, c_known = true;
+  bool* ak = constant_known ? &a_known : nullptr;
+  bool* ck = constant_known ? &c_known : nullptr;
+  if (!affine_offset(k, o.inputs[0], &a, ak) || !affine_offset(k, o.inputs[1], &c, ck)) return false;
+  auto is_const = [&](const std::vector<int64_t>& g, bool known) {
+    return known && std::all_of(g.begin(), g.end() - 1, [](int64_t x) { return x == 0; });
   };
+  if (o.op == Op::Mul && !is_const(a, a_known) && !is_const(c, c_known)) return false;
   for (size_t i = 0; i <= r; ++i) {
     if (o.op == Op::Add) f[i] = a[i] + c[i];
     else if (o.op == Op::Sub) f[i] = a[i] - c[i];
-    else if (o.op == Op::Mul && is_const(c)) f[i] = a[i] * c[r];
-    else if (o.op == Op::Mul && is_const(a)) f[i] = c[i] * a[r];
+    else if (o.op == Op::Mul && is_const(c, c_known)) f[i] = a[i] * c[r];
+    else if (o.op == Op::Mul) f[i] = c[i] * a[r];
     else return false;
   }
+  if (constant_known && (!a_known || !c_known)) *constant_known = false;
   return true;
+}
+
+int64_t kernel_scalar_bits(const Kernel& k, size_t slot, absl::Span<const ScalarValue> scalars) {
+  if (k.scalar_slots[slot] == kIndexArgSlot) return k.index_args[slot];
+  const ScalarValue& v = scalars.at(k.scalar_slots[slot]);
+  if (!is_floating(k.scalar_types[slot])) return v.i;
+  int64_t bits;
+  std::memcpy(&bits, &v.f, sizeof bits);
+  return bits;
 }
 
 std::string print_kernel(const Kernel& k) {
@@ -148,7 +168,8 @@ std::string print_kernel(const Kernel& k) {
                     b.written ? " out" : " in", " -> b", b.plan_buffer, "\n");
   }
   for (size_t i = 0; i < k.scalar_types.size(); ++i)
-    absl::StrAppend(&s, "  scalar", i, " ", detail::to_alpha(dtype_name(k.scalar_types[i])), " -> s", k.scalar_slots[i],
+    absl::StrAppend(&s, "  scalar", i, " ", detail::to_alpha(dtype_name(k.scalar_types[i])),
+                    k.scalar_slots[i] == kIndexArgSlot ? cat(" = index ", k.index_args[i]) : cat(" -> s", k.scalar_slots[i]),
                     "\n");
   for (size_t i = 0; i < k.ops.size(); ++i) {
     const KOp& o = k.ops[i];

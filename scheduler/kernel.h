@@ -49,9 +49,11 @@
 #include <string>
 #include <vector>
 
+#include "absl/types/span.h"
 #include "ir/dtype.h"
 #include "ir/error.h"
 #include "ir/hash.h"
+#include "ir/node.h"
 #include "ir/ops.h"
 #include "ir/shape.h"
 
@@ -60,7 +62,8 @@ namespace lt {
 enum class KOpCode : uint8_t {
   Coord,       ///< i64 loop coordinate of domain axis `imm`
   Const,       ///< literal: `imm` for bool/integers, `fimm` for floats
-  Param,       ///< runtime scalar from the kernel's scalar slot `imm` (8-byte slot: double or int64)
+  Param,       ///< runtime scalar from the kernel's scalar slot `imm` (8-byte slot: double or int64): a trace
+               ///< scalar, or an index argument (a slice start, a concat offset; see Kernel::index_args)
   Load,        ///< element of buffer `imm` at i64 offset input 0
   Store,       ///< buffer `imm`[input 0] = input 1; produces no value
   AccumStore,  ///< buffer `imm`[input 0] += input 1 (ScatterAdd; the kernel is `serial`)
@@ -109,6 +112,9 @@ struct KOp {
 
 enum class KernelKind : uint8_t { Elementwise, Rows, MatMul };
 
+/// Kernel::scalar_slots entry of a slot that holds Kernel::index_args[slot].
+constexpr int32_t kIndexArgSlot = -1;
+
 struct KernelBuffer {
   DType dtype;
   int64_t numel;
@@ -133,7 +139,12 @@ struct Kernel {
   bool serial = false;      ///< must run on one thread in order (AccumStore)
   std::vector<KernelBuffer> buffers;
   std::vector<DType> scalar_types;    ///< kernel scalar slots
-  std::vector<int32_t> scalar_slots;  ///< trace scalar index of each slot (binding; not hashed)
+  std::vector<int32_t> scalar_slots;  ///< trace scalar index of each slot, or kIndexArgSlot (binding; not hashed)
+  /// Per slot: the value of an index argument (binding; not hashed). Offsets
+  /// that do not change the code (where a slice starts, where a concat piece
+  /// goes) are runtime arguments, so kernels that differ only in them are one
+  /// compiled kernel: L steps of `h = f(h, x[:, t:t+1])` compile once.
+  std::vector<int64_t> index_args;
   std::vector<KOp> ops;
   int32_t mm_lhs = -1, mm_rhs = -1;  ///< MatMul only: operand element DAGs
   int32_t mm_acc = -1;               ///< MatMul only: the virtual product buffer read by the epilogue
@@ -150,6 +161,10 @@ struct Kernel {
   int64_t bytes_moved() const;
 };
 
+/// The 8-byte launch value of scalar slot `slot`: the bits of a trace scalar
+/// (a double for floating slots, else an int64) or an index argument.
+int64_t kernel_scalar_bits(const Kernel& kernel, size_t slot, absl::Span<const ScalarValue> scalars);
+
 /// MatMul kernels: the CheckIndex ops no value reads (a gather whose gathered
 /// value folded to a constant, e.g. one_hot's range check), grouped by where a
 /// backend evaluates them. A check that reads Coord(3) (k) belongs to an
@@ -164,8 +179,11 @@ MatMulChecks matmul_unread_checks(const Kernel& kernel);
 /// The i64 offset `id` as an affine function of the loop coordinates, when it
 /// is one (built from Coord, Const, Add, Sub and Mul by a constant):
 /// (*coeffs)[axis] multiplies Coord(axis) and (*coeffs)[rank] is the constant.
-/// False for anything else (divisions, loads: gathers).
-bool affine_offset(const Kernel& kernel, int32_t id, std::vector<int64_t>* coeffs);
+/// False for anything else (divisions, loads: gathers). An i64 Param (an
+/// index argument) is a constant not known at compile time: allowed only when
+/// `constant_known` is given, which is then set false and (*coeffs)[rank]
+/// holds only the known part.
+bool affine_offset(const Kernel& kernel, int32_t id, std::vector<int64_t>* coeffs, bool* constant_known = nullptr);
 
 /// Rows kernels: the row-level values element-level op `id` reads, directly or
 /// through other element-level ops. Calls `row(op)` once for each row-level op

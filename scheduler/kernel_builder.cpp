@@ -90,6 +90,14 @@ int32_t KernelBuilder::param(int32_t slot, DType dtype) {
   return intern(o, IndexRange{});
 }
 
+int32_t KernelBuilder::index_param(int32_t slot, IndexRange range) {
+  KOp o;
+  o.code = KOpCode::Param;
+  o.dtype = DType::Int64;
+  o.imm = slot;
+  return intern(o, range);
+}
+
 int32_t KernelBuilder::load(int32_t buffer, int32_t offset, DType dtype) {
   KOp o;
   o.code = KOpCode::Load;

@@ -32,6 +32,8 @@ class KernelBuilder {
   int32_t fconst(double v, DType dtype);
   int32_t constant(double v, DType dtype);  ///< any dtype
   int32_t param(int32_t slot, DType dtype);
+  /// An i64 runtime argument in slot `slot` whose value lies in `range`.
+  int32_t index_param(int32_t slot, IndexRange range);
   int32_t load(int32_t buffer, int32_t offset, DType dtype);
   int32_t store(int32_t buffer, int32_t offset, int32_t value, bool accumulate = false);
   int32_t compute(Op op, DType dtype, std::initializer_list<int32_t> inputs);

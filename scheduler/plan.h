@@ -30,6 +30,9 @@ struct Plan {
   std::vector<int64_t> temp_slot_bytes; ///< temporaries share these slots when lifetimes do not overlap
   std::string policy;
   int32_t nodes_after_simplify = 0;
+  /// Times the scheduler built the kernels before the plan held (a pass that
+  /// finds nodes to store plans again); independent of the trace's length.
+  int32_t planning_passes = 0;
   /// The trace the kernels were built from (after simplify_trace; no params
   /// bound). Kernel::trace_nodes index it.
   Trace simplified;

@@ -38,6 +38,15 @@ namespace {
 /// Deepest inlined expression a kernel computes (in trace nodes); see bound_fused_depth.
 constexpr int32_t kMaxFusedDepth = 512;
 constexpr int64_t kCostCap = int64_t{1} << 40;
+/// A sibling kernel stores at most this many outputs: a sync of n live
+/// tensors of one shape (the pieces of a list about to be concatenated) is
+/// n/16 kernels of one structure, compiled once, not one kernel whose code
+/// grows with n.
+constexpr size_t kMaxSiblings = 16;
+/// A concat of more pieces than this is stored piece by piece (build_concat_pieces);
+/// up to it (a 5x5 im2col's 25 taps) the select chain in one kernel is cheaper
+/// than a launch per piece.
+constexpr size_t kConcatInlinePieces = 32;
 
 struct NeedMaterialize {
   int32_t node;
@@ -61,6 +70,7 @@ struct Ctx {
   int32_t outer_rank = -1;   ///< -1: no reduction inlined yet (elementwise)
   bool fixed = false;        ///< outer_rank may not change (second attempts)
   absl::flat_hash_map<int32_t, int32_t> buffer_of, scalar_of;
+  absl::flat_hash_map<int64_t, int32_t> index_arg_of;  ///< index argument value -> kernel scalar slot
   absl::flat_hash_map<std::pair<int32_t, std::vector<int32_t>>, int32_t> memo;
   absl::flat_hash_map<int32_t, int> inlined;  ///< node -> times emitted (at distinct coordinates)
   int32_t epi_mm = -1;   ///< MatMul kernels: the matmul node whose product this kernel computes
@@ -83,6 +93,7 @@ class Scheduler {
   void materialize_needed(int32_t node);
   void build_kernels_for(int32_t node);
   void build_elementwise(const std::vector<int32_t>& members);
+  void build_concat_pieces(int32_t node);
   void push_kernel(Kernel k, int32_t root, size_t outputs = 1);
   Shape rows_domain(int32_t red, int32_t* outer_rank);
   std::vector<std::vector<int32_t>> sibling_units();
@@ -92,6 +103,7 @@ class Scheduler {
   int32_t emit(Ctx& c, int32_t node, const Coords& coords);
   int32_t emit_uncached(Ctx& c, int32_t node, const Coords& coords);
   bool note_inlined(int32_t node);
+  int32_t index_arg(Ctx& c, int64_t value, int64_t max);
   Coords unravel(Ctx& c, int32_t linear, absl::Span<const int64_t> shape);
   Coords map_view(Ctx& c, const TraceNode& n, const Coords& coords);
   using Body = std::function<void(Ctx&)>;
@@ -233,7 +245,11 @@ Coords Scheduler::map_view(Ctx& c, const TraceNode& n, const Coords& co) {
       for (size_t i = 0; i < r; ++i) ci[i] = in.shape[i] == 1 ? kb.iconst(0) : co[i];
       return ci;
     case Op::Slice:
-      for (size_t i = 0; i < r; ++i) ci[i] = kb.addi(kb.muli(co[i], n.attrs[2 * i + 1]), n.attrs[2 * i]);
+      for (size_t i = 0; i < r; ++i) {
+        int64_t start = n.attrs[2 * i], step = n.attrs[2 * i + 1];
+        int64_t last_start = in.shape[i] - 1 - std::max<int64_t>(n.shape[i] - 1, 0) * step;
+        ci[i] = kb.add(kb.muli(co[i], step), index_arg(c, start, last_start));
+      }
       return ci;
     case Op::Flip:
       ci = co;
@@ -261,6 +277,22 @@ bool Scheduler::note_inlined(int32_t node) {
   mat_[node] = 1;
   stored_while_emitting_.push_back(node);
   return true;
+}
+
+// An offset that does not change the code (a slice's start, where a concat
+// piece goes) as a runtime argument: kernels that differ only in it are one
+// compiled kernel (Kernel::index_args). The value lies in [0, max]; that range
+// is all index folding may use, so the code is right for every such value.
+// Zero stays a literal: unsliced and whole-tensor reads keep their folding.
+int32_t Scheduler::index_arg(Ctx& c, int64_t value, int64_t max) {
+  if (value == 0 || max <= 0 || value < 0 || value > max) return c.kb.iconst(value);
+  auto [it, fresh] = c.index_arg_of.try_emplace(value, static_cast<int32_t>(c.k.scalar_types.size()));
+  if (fresh) {
+    c.k.scalar_types.push_back(DType::Int64);
+    c.k.scalar_slots.push_back(kIndexArgSlot);
+    c.k.index_args.push_back(value);
+  }
+  return c.kb.index_param(it->second, {0, max});
 }
 
 int32_t Scheduler::emit(Ctx& c, int32_t node, const Coords& coords) {
@@ -298,6 +330,7 @@ int32_t Scheduler::emit_uncached(Ctx& c, int32_t node, const Coords& co) {
         if (fresh) {
           c.k.scalar_types.push_back(n.dtype);
           c.k.scalar_slots.push_back(n.param);
+          c.k.index_args.push_back(0);
         }
         return kb.param(it->second, n.dtype);
       }
@@ -339,6 +372,7 @@ int32_t Scheduler::emit_uncached(Ctx& c, int32_t node, const Coords& co) {
       return kb.compute(Op::Where, n.dtype, {valid, emit(c, in(0), ci), fill});
     }
     case OpKind::Concat: {
+      if (n.inputs.size() > kConcatInlinePieces) throw NeedMaterialize{node};  // its own kernels
       int64_t axis = n.attrs[0];
       int32_t v = -1;
       std::vector<int64_t> offsets;
@@ -538,6 +572,9 @@ void Scheduler::build_kernels_for(int32_t node) {
       }));
       return;
     }
+    case OpKind::Concat:
+      if (n.inputs.size() > kConcatInlinePieces) return build_concat_pieces(node);
+      break;
     default: break;
   }
   // An elementwise root over a matmul's product is that matmul's epilogue.
@@ -546,6 +583,28 @@ void Scheduler::build_kernels_for(int32_t node) {
     return;
   }
   build_elementwise({node});
+}
+
+// A concat of many pieces: one kernel per piece, storing it into its slice of
+// the output, where it starts is an index argument. Inlined, a concat is a
+// select chain over every piece per element: O(n) work per element and a
+// kernel whose code grows with n (4000 lines of text, one piece each, took
+// minutes to compile). Pieces of one shape are one compiled kernel.
+void Scheduler::build_concat_pieces(int32_t node) {
+  const TraceNode& n = t_.nodes[node];
+  int64_t axis = n.attrs[0], offset = 0;
+  int32_t out = buffer_for_node(node);
+  for (int32_t piece : n.inputs) {
+    const Shape& shape = t_.nodes[piece].shape;
+    int64_t size = shape[axis];
+    if (shape_numel(shape) > 0)
+      push_kernel(make(node, shape, -1, true, [&](Ctx& c) {
+        Coords at = c.lc;
+        at[axis] = c.kb.add(c.lc[axis], index_arg(c, offset, n.shape[axis] - size));
+        c.kb.store(kbuf(c, out, true), c.kb.linear(at.data(), n.shape), emit(c, piece, c.lc));
+      }), node);
+    offset += size;
+  }
 }
 
 // "k<index>_<kind>_<root op>", and "_x<n>" for a sibling kernel storing n outputs.
@@ -819,6 +878,7 @@ std::vector<std::vector<int32_t>> Scheduler::sibling_units() {
     OpKind k = op_kind(n.op);
     bool candidate = policy_.fuse_siblings() && is_output[i] && !alone_[i] && n.op != Op::Scalar &&
                      shape_numel(n.shape) > 0 && k != OpKind::MatMul && k != OpKind::Scan && k != OpKind::Scatter &&
+                     !(k == OpKind::Concat && n.inputs.size() > kConcatInlinePieces) &&
                      k != OpKind::Reduce && epilogue_candidate(static_cast<int32_t>(i)) < 0;
     const Shape& shape = n.shape;
     // Close every other open group this node's kernel reads a member of (the
@@ -841,8 +901,10 @@ std::vector<std::vector<int32_t>> Scheduler::sibling_units() {
       units.push_back({static_cast<int32_t>(i)});
       continue;
     }
-    open[shape].push_back(static_cast<int32_t>(i));
+    std::vector<int32_t>& group = open[shape];
+    group.push_back(static_cast<int32_t>(i));
     open_member[i] = 1;
+    if (group.size() == kMaxSiblings) close(shape);
   }
   while (!open.empty()) close(Shape(open.begin()->first));
   return units;
@@ -915,6 +977,7 @@ Plan Scheduler::run() {
     const TraceNode& n = t_.nodes[i];
     OpKind k = op_kind(n.op);
     mat_[i] |= n.op == Op::Input || k == OpKind::Scan || k == OpKind::Scatter ||
+               (k == OpKind::Concat && n.inputs.size() > kConcatInlinePieces) ||
                policy_.materialize(t_, static_cast<int32_t>(i));
     // A matmul is computed by its own kernel; it may run its single
     // elementwise consumer chain as the epilogue (see push_matmul).
@@ -931,7 +994,7 @@ Plan Scheduler::run() {
   }
   for (int32_t o : t_.outputs) mat_[o] = 1;
   bound_fused_depth();
-  for (int restarts = 0;; ++restarts) {
+  for (;;) {
     for (size_t i = 0; i < t_.nodes.size(); ++i) {
       const TraceNode& n = t_.nodes[i];
       OpKind k = op_kind(n.op);
@@ -951,6 +1014,7 @@ Plan Scheduler::run() {
               has_matmul_[i] |= has_matmul_[in];
       cost_[i] = std::min(cost_[i], kCostCap);  // shared subexpressions double it per level
     }
+    ++plan_.planning_passes;
     if (!build_all()) continue;
     absl::flat_hash_map<int32_t, int> uses, repeats;
     for (const auto& s : inlined_per_kernel_)
@@ -1064,7 +1128,7 @@ Plan schedule(const Trace& trace, const FusionPolicy& policy) {
 
 std::string Plan::print() const {
   std::string s = cat("plan policy=", policy, " kernels=", kernels.size(), " buffers=", buffers.size(),
-                      " temp_slots=", temp_slot_bytes.size(), "\n");
+                      " temp_slots=", temp_slot_bytes.size(), " passes=", planning_passes, "\n");
   static const char* roles[] = {"param", "output", "temp"};
   for (size_t i = 0; i < buffers.size(); ++i)
     absl::StrAppend(&s, "  b", i, " ", roles[static_cast<int>(buffers[i].role)], " ",

@@ -2,6 +2,7 @@
 #include "trace/capture.h"
 
 #include <algorithm>
+#include <cstring>
 #include <vector>
 
 #include "ir/counters.h"
@@ -123,6 +124,41 @@ BufferPtr strided_copy(const Node& n) {
   return out;
 }
 
+// A concat whose pieces are all materialised data, up to this size, is joined
+// on the host at capture (see joined_pieces).
+constexpr size_t kJoinConcatBytes = size_t{16} << 20;
+
+// A Concat of materialised pieces (a corpus of one tensor per line, a batch
+// assembled from samples) joined into one fresh input buffer: the trace then
+// holds one input instead of n inputs and an n-way concat, so its hash does
+// not depend on how many pieces there were, and no kernel is planned or
+// compiled for it. It is a copy of what a kernel would read at this sync.
+BufferPtr joined_pieces(const Node& n) {
+  if (n.attrs.size() != 1 || n.inputs.empty()) return nullptr;
+  int64_t axis = n.attrs[0];
+  if (axis < 0 || axis >= static_cast<int64_t>(n.shape.size())) return nullptr;
+  size_t elem = dtype_size(n.dtype);
+  if (static_cast<size_t>(n.numel()) * elem > kJoinConcatBytes || n.numel() == 0) return nullptr;
+  for (const NodePtr& x : n.inputs)
+    if (!x->is_materialized() || x->dtype != n.dtype || x->shape.size() != n.shape.size() ||
+        x->buffer->numel() != x->numel())
+      return nullptr;
+  int64_t outer = 1, inner = 1;
+  for (int64_t i = 0; i < axis; ++i) outer *= n.shape[i];
+  for (size_t i = axis + 1; i < n.shape.size(); ++i) inner *= n.shape[i];
+  size_t row = static_cast<size_t>(n.shape[axis] * inner) * elem;  // bytes of one output row
+  BufferPtr out = make_buffer(n.dtype, n.numel());
+  auto* dst = static_cast<char*>(out->data());
+  size_t at = 0;
+  for (const NodePtr& x : n.inputs) {
+    size_t piece = static_cast<size_t>(x->shape[axis] * inner) * elem;
+    const auto* src = static_cast<const char*>(x->buffer->data());
+    for (int64_t o = 0; o < outer; ++o) std::memcpy(dst + o * row + at, src + o * piece, piece);
+    at += piece;
+  }
+  return out;
+}
+
 }  // namespace
 
 TraceCapture::TraceCapture(absl::Span<const NodePtr> roots) : lock_(capture_mutex()), epoch_(++g_epoch) {
@@ -143,9 +179,9 @@ TraceCapture::TraceCapture(absl::Span<const NodePtr> roots) : lock_(capture_mute
       n->capture_epoch = epoch_;
       return true;
     }
-    if (n->op == Op::Slice) {
-      BufferPtr view = contiguous_view(*n);
-      if (!view) view = strided_copy(*n);
+    if (n->op == Op::Slice || n->op == Op::Concat) {
+      BufferPtr view = n->op == Op::Concat ? joined_pieces(*n) : contiguous_view(*n);
+      if (!view && n->op == Op::Slice) view = strided_copy(*n);
       if (view) {
         n->capture_index = emit_input(n, std::move(view));
         n->capture_epoch = epoch_;

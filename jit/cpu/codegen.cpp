@@ -969,10 +969,10 @@ bool Codegen::nests_inner_loops() const {
   size_t r = k_.domain.size(), outer = static_cast<size_t>(k_.outer_rank);
   if (r < outer + 2 || k_.domain.back() < 16) return false;
   std::vector<int64_t> f;
-  bool walks_last = false;
+  bool walks_last = false, known = true;
   for (const KOp& o : k_.ops) {
     if (o.code == KOpCode::Scan) return false;
-    if (o.code != KOpCode::Load || !o.elem || !affine_offset(k_, o.inputs[0], &f)) continue;
+    if (o.code != KOpCode::Load || !o.elem || !affine_offset(k_, o.inputs[0], &f, &known)) continue;
     if (f[r - 1] != 1) continue;
     walks_last = true;
     // One run over the inner dims (row-major strides): the linear loop is contiguous already.

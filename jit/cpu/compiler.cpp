@@ -454,7 +454,8 @@ bool kernel_reduces_columns(const Kernel& k) {
       any = true;
     }
     if (o.code != KOpCode::Load || !o.elem) continue;
-    if (!affine_offset(k, o.inputs[0], &f)) return false;  // a gather: leave the kernel as it is
+    bool known = true;  // an index argument in the base does not change the strides
+    if (!affine_offset(k, o.inputs[0], &f, &known)) return false;  // a gather: leave the kernel as it is
     if (f[inner_axis] == 1 || f[inner_axis] == -1) return false;  // contiguous along the inner loop
     if (f[outer - 1] == 1) any_column = true;
   }

@@ -69,6 +69,7 @@ class SubKernel {
     for (KernelBuffer& b : out_.buffers) b.plan_buffer = 0;
     out_.scalar_types = k.scalar_types;
     out_.scalar_slots = k.scalar_slots;
+    out_.index_args = k.index_args;
     out_.name = k.name;
   }
   int32_t push(KOp o) {

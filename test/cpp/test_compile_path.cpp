@@ -1,0 +1,144 @@
+// Structural tests of the compile path: what planning and compiling a program
+// costs must not grow with how long the program runs. Each test builds the
+// same program at two lengths and asserts that the planning passes, the
+// distinct compiled kernels or the trace hash stay the same (counts, never
+// times), and that the result still matches the reference evaluator.
+#define BOOST_TEST_MODULE compile_path
+#include <set>
+
+#include "jit_test_util.h"
+#include "trace/capture.h"
+
+using namespace lt;
+using namespace lt::test;
+
+namespace {
+
+NodePtr f32(double v) { return ops::scalar(v, DType::Float32); }
+
+/// Distinct kernels a plan compiles: kernels equal up to their runtime
+/// arguments (scalars, index arguments) share one hash.
+size_t distinct_kernels(const Plan& plan) {
+  std::set<std::pair<uint64_t, uint64_t>> hashes;
+  for (const Kernel& k : plan.kernels) {
+    Hash128 h = k.hash();
+    hashes.insert({h.hi, h.lo});
+  }
+  return hashes.size();
+}
+
+/// Ops of the plan's largest kernel: what one compile costs.
+size_t largest_kernel(const Plan& plan) {
+  size_t n = 0;
+  for (const Kernel& k : plan.kernels) n = std::max(n, k.ops.size());
+  return n;
+}
+
+Plan plan_of(const std::vector<NodePtr>& roots) {
+  return schedule(capture_trace(roots).trace, fusion_policy("default"));
+}
+
+// h = tanh(h @ W + x[:, t:t+1]) over t, x pending (so its slices stay in the trace).
+NodePtr slice_recurrence(int steps) {
+  NodePtr x = ops::mul(random_input(DType::Float32, {4, steps}, -1, 1, 7), f32(0.5));
+  NodePtr w = random_input(DType::Float32, {6, 6}, -0.3, 0.3, 8);
+  NodePtr h = random_input(DType::Float32, {4, 6}, -1, 1, 9);
+  for (int t = 0; t < steps; ++t) h = ops::tanh(ops::add(ops::matmul(h, w), ops::slice(x, 1, t, t + 1)));
+  return h;
+}
+
+// An LSTM-style cell loop with no sync inside: c is carried from step to step.
+std::vector<NodePtr> lstm_cells(int steps) {
+  NodePtr x = random_input(DType::Float32, {3, 16}, -1, 1, 11);
+  NodePtr wh = random_input(DType::Float32, {16, 4}, -0.3, 0.3, 12);
+  NodePtr h = random_input(DType::Float32, {3, 4}, -1, 1, 13);
+  NodePtr c = random_input(DType::Float32, {3, 4}, -1, 1, 14);
+  for (int t = 0; t < steps; ++t) {
+    NodePtr gates = ops::add(x, ops::matmul(h, ops::transpose(wh, 0, 1)));
+    auto gate = [&](int k) { return ops::slice(gates, 1, 4 * k, 4 * k + 4); };
+    c = ops::add(ops::mul(ops::sigmoid(gate(1)), c), ops::mul(ops::sigmoid(gate(0)), ops::tanh(gate(2))));
+    h = ops::mul(ops::sigmoid(gate(3)), ops::tanh(c));
+  }
+  return {ops::sum(h)};
+}
+
+std::vector<NodePtr> pending_pieces(int n) {
+  std::vector<NodePtr> pieces;
+  NodePtr base = random_input(DType::Float32, {5}, -1, 1, 21);
+  for (int i = 0; i < n; ++i) pieces.push_back(ops::mul(base, f32(i * 0.25)));
+  return pieces;
+}
+
+}  // namespace
+
+BOOST_AUTO_TEST_CASE(a_slice_recurrence_compiles_the_same_kernels_at_any_length) {
+  Plan short_plan = plan_of({slice_recurrence(6)});
+  Plan long_plan = plan_of({slice_recurrence(40)});
+  BOOST_TEST(long_plan.kernels.size() > short_plan.kernels.size());
+  BOOST_TEST(distinct_kernels(long_plan) == distinct_kernels(short_plan));
+  check_against_reference({slice_recurrence(40)});
+}
+
+BOOST_AUTO_TEST_CASE(a_slice_start_is_an_index_argument_not_part_of_the_kernel) {
+  NodePtr x = ops::exp(random_input(DType::Float32, {8, 16}, -1, 1, 3));
+  Plan a = plan_of({ops::slice(x, 1, 3, 7)});
+  Plan b = plan_of({ops::slice(x, 1, 9, 13)});
+  BOOST_TEST_REQUIRE(a.kernels.size() == 1u);
+  BOOST_TEST_REQUIRE(b.kernels.size() == 1u);
+  BOOST_TEST((a.kernels[0].hash() == b.kernels[0].hash()));
+  BOOST_TEST(a.kernels[0].index_args != b.kernels[0].index_args);
+  check_against_reference({ops::slice(x, 1, 9, 13)});
+  check_against_reference({ops::slice(x, 0, 5, 8)});
+}
+
+BOOST_AUTO_TEST_CASE(planning_a_recurrence_takes_the_same_passes_at_any_length) {
+  Plan short_plan = plan_of(lstm_cells(5));
+  Plan long_plan = plan_of(lstm_cells(60));
+  BOOST_TEST(long_plan.planning_passes == short_plan.planning_passes);
+  BOOST_TEST(long_plan.planning_passes <= 4);
+  BOOST_TEST(distinct_kernels(long_plan) <= distinct_kernels(short_plan) + 1);
+  check_against_reference(lstm_cells(60));
+}
+
+BOOST_AUTO_TEST_CASE(a_cat_of_many_pending_pieces_compiles_a_constant_number_of_kernels) {
+  auto joined = [](int n) {
+    std::vector<NodePtr> pieces = pending_pieces(n);
+    return ops::mul(ops::cat(pieces, 0), f32(2.0));
+  };
+  Plan small = plan_of({joined(40)});
+  Plan large = plan_of({joined(400)});
+  BOOST_TEST(distinct_kernels(large) == distinct_kernels(small));
+  BOOST_TEST(distinct_kernels(large) <= 4u);
+  BOOST_TEST(largest_kernel(large) == largest_kernel(small));  // no select chain over every piece
+  check_against_reference({joined(40)});
+}
+
+BOOST_AUTO_TEST_CASE(many_live_outputs_of_one_shape_are_several_identical_sibling_kernels) {
+  // A sync of n pending pieces (a list about to be concatenated, kept alive).
+  std::vector<NodePtr> small = pending_pieces(20), large = pending_pieces(200);
+  Plan a = plan_of(small), b = plan_of(large);
+  BOOST_TEST(b.kernels.size() > a.kernels.size());
+  BOOST_TEST(distinct_kernels(b) <= 2u);
+  for (const Kernel& k : b.kernels) BOOST_TEST(k.buffers.size() <= 17u);
+  check_against_reference(large);
+}
+
+BOOST_AUTO_TEST_CASE(a_cat_of_materialised_pieces_is_joined_at_capture) {
+  auto pieces = [](int n, int64_t len) {
+    std::vector<NodePtr> v;
+    for (int i = 0; i < n; ++i) v.push_back(random_input(DType::Float32, {2, len}, -1, 1, 30 + i));
+    return v;
+  };
+  std::vector<NodePtr> many = pieces(60, 2), few = pieces(4, 30);
+  NodePtr a = ops::cat(many, 1), b = ops::cat(few, 1);
+  CapturedTrace ta = capture_trace({a}), tb = capture_trace({b});
+  BOOST_TEST(ta.trace.nodes.size() == 1u);  // one input, no Concat
+  BOOST_TEST(ta.trace.params.size() == 1u);
+  BOOST_TEST((ta.trace.hash == tb.trace.hash));  // the same [2, 120] input either way
+  std::vector<BufferPtr> got = run_cpu(ta.trace);
+  const float* out = got[0]->as<float>();
+  for (int i = 0; i < 60; ++i)
+    for (int row = 0; row < 2; ++row)
+      for (int j = 0; j < 2; ++j)
+        BOOST_TEST(out[row * 120 + i * 2 + j] == many[i]->buffer->as<float>()[row * 2 + j]);
+}
