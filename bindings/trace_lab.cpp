@@ -48,13 +48,13 @@ class PythonPolicy final : public lt::FusionPolicy {
   }
   bool materialize_repeated(int times, int64_t cost, bool has_gather) const override {
     py::gil_scoped_acquire gil;
-    // Policies written before session 10 have no such method: the default.
+    // A policy without this method (it is optional) gets the default.
     if (!py::hasattr(impl_, "materialize_repeated")) return FusionPolicy::materialize_repeated(times, cost, has_gather);
     return impl_.attr("materialize_repeated")(times, cost, has_gather).cast<bool>();
   }
   bool fuse_siblings() const override {
     py::gil_scoped_acquire gil;
-    // Policies written before session 9 have no such method: the default.
+    // A policy without this method (it is optional) gets the default.
     return !py::hasattr(impl_, "fuse_siblings") || impl_.attr("fuse_siblings")().cast<bool>();
   }
 

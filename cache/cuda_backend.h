@@ -6,7 +6,7 @@
 //
 // run(): trace hash (+ fusion policy) -> Executable (plan + loaded kernels),
 // exactly like the cpu backend; kernels come from a cubin cache keyed by
-// (kernel IR hash, target arch, NVRTC version). Data movement in this round is
+// (kernel IR hash, target arch, NVRTC version). Data movement is
 // per sync: parameters are copied to the device, outputs copied back into
 // host buffers (docs/cuda.md describes device-resident tensors, planned).
 //

@@ -511,7 +511,7 @@ Value* emit_transcendental(llvm::IRBuilder<>& b, Op op, Value* x) {
       if (auto* vt = llvm::dyn_cast<llvm::VectorType>(t)) dt = llvm::VectorType::get(dt, vt->getElementCount());
       // float32: the argument is reduced in double (as accurate as the
       // float64 algorithm for any |x|), the polynomials run in float32 on
-      // twice the lanes (session 6: the whole algorithm ran in double).
+      // twice the lanes, which costs no accuracy against running it all in double.
       Math mq{b, dt, b.getDoubleTy(), true};
       auto [n, r] = mq.reduce_half_pi(b.CreateFPExt(x, dt), shift);
       return trig_large_arguments(b, op, x,

@@ -208,8 +208,8 @@ BOOST_AUTO_TEST_CASE(same_structure_with_new_data_and_scalars_hits_the_trace_cac
 }
 
 BOOST_AUTO_TEST_CASE(kernels_compile_fast) {
-  // Compile time is performance. The goal is a 15 ms median; measured in
-  // session 6 ~9 ms CPU for a trivial kernel (fixed cost of the pipelines)
+  // Compile time is performance. The goal is a 15 ms median; a trivial
+  // kernel costs ~9 ms CPU (the fixed cost of the pipelines)
   // and ~19 ms median for these softmax/gelu rows (docs/cpu-jit.md, "Compile
   // time"). This bound catches gross regressions on a noisy shared host.
   // CPU time of the compiling thread: wall time on the shared 2-vCPU machine

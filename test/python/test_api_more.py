@@ -1207,7 +1207,7 @@ def test_trace_function_survives_the_fusion_lab_submodule():
     assert_same(a.trace(), b.trace())
 
 
-# ---------------------------------------------------------------- einsum, diag, outer, cat (session 9, main)
+# ---------------------------------------------------------------- einsum, diag, outer, cat
 EINSUM = [("ij,jk->ik", [(3, 4), (4, 5)]), ("bij,bjk->bik", [(2, 3, 4), (2, 4, 5)]), ("ii->i", [(3, 3)]),
           ("ii", [(3, 3)]), ("ij->", [(3, 4)]), ("ij->ji", [(3, 4)]), ("i,j->ij", [(3,), (4,)]), ("i,i", [(3,), (3,)]),
           ("...ij,...jk->...ik", [(2, 3, 4), (4, 5)]), ("bhqd,bhkd->bhqk", [(2, 3, 4, 5), (2, 3, 6, 5)]),

@@ -1,4 +1,4 @@
-"""Session-5 nn modules / functional ops and torch.* functions against PyTorch 1.13: values, dtypes,
+"""nn modules / functional ops and torch.* functions against PyTorch 1.13: values, dtypes,
 shapes, gradients and the exception type for bad input."""
 import math
 import warnings
@@ -470,7 +470,7 @@ def test_no_duplicates_and_methods_present():
     for n in ("addmm", "baddbmm", "addbmm", "addmv", "mv", "trunc", "frac", "fmod", "logical_xor", "diff", "roll",
               "tile", "movedim", "kron", "cross", "cumprod", "addmm_", "trunc_", "frac_", "fmod_"):
         assert hasattr(lt.Tensor, n), n
-    assert hasattr(lt, "atan2") and hasattr(lt.Tensor, "atan2_")  # session 9 (test_math_extra checks the values)
+    assert hasattr(lt, "atan2") and hasattr(lt.Tensor, "atan2_")  # test_math_extra checks the values
 
 
 def test_training_step_with_new_modules_compiles_once():
