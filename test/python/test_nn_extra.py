@@ -470,7 +470,7 @@ def test_no_duplicates_and_methods_present():
     for n in ("addmm", "baddbmm", "addbmm", "addmv", "mv", "trunc", "frac", "fmod", "logical_xor", "diff", "roll",
               "tile", "movedim", "kron", "cross", "cumprod", "addmm_", "trunc_", "frac_", "fmod_"):
         assert hasattr(lt.Tensor, n), n
-    assert hasattr(lt, "atan2") and hasattr(lt.Tensor, "atan2_")  # session 9 (test_math_extra checks the values)
+    assert hasattr(lt, "atan2") and hasattr(lt.Tensor, "atan2_")  # (test_pointwise.py checks the values)
 
 
 def test_training_step_with_new_modules_compiles_once():

@@ -1,4 +1,6 @@
-"""Elementwise torch.* math composed from the C++ ops (exp, log1p, expm1, sin, cos, sqrt, where, ...).
+"""Elementwise torch.* functions composed from the C++ ops (exp, log1p, expm1, sin, cos, sqrt, where, ...):
+hyperbolic and inverse trigonometric functions, erfc, logit, xlogy, the sign and classification family,
+the division family (floor_divide, remainder, fmod, trunc, frac), fmax/fmin, ldexp and round(decimals=).
 
 Every function here is a short decomposition over existing lazy ops, so it stays lazy, fuses with its
 neighbours and is differentiated by the ordinary autograd of those ops. Formulations are chosen to stay
@@ -14,13 +16,13 @@ import math
 
 from . import _C
 from ._C import Tensor
+from ._creation import tensor
+from ._dtype import finfo, get_default_dtype
+from ._function_args import _broadcast_shape, _check, _result_type, _where
+from ._out import _with_out
+
 
 _LN2 = math.log(2.0)
-
-
-def _check(name, x):
-    if not isinstance(x, Tensor):
-        raise TypeError("{}(): argument 'input' (position 1) must be Tensor, not {}".format(name, type(x).__name__))
 
 
 def _floating(name, x):
@@ -28,14 +30,12 @@ def _floating(name, x):
     _check(name, x)
     if x.dtype.is_floating_point:
         return x
-    from ._functions import get_default_dtype
     return x.to(get_default_dtype())
 
 
 def _as_tensor(x, ref):
     if isinstance(x, Tensor):
         return x
-    from ._creation import tensor
     return tensor(x, dtype=ref.dtype if isinstance(x, (float, builtins.int)) and not isinstance(x, builtins.bool)
                   and ref.dtype.is_floating_point else None)
 
@@ -55,13 +55,8 @@ def _binary_float(name, a, b):
                                "equal or 1)".format(name, list(sa), list(sb)))
     dt = _C.promote_types(a.dtype, b.dtype)
     if not dt.is_floating_point:
-        from ._functions import get_default_dtype
         dt = get_default_dtype()
     return a.to(dt), b.to(dt)
-
-
-def _where(c, a, b):
-    return _C._where3(c, a, b)
 
 
 def _big(x):
@@ -129,9 +124,13 @@ def atanh(input, *, out=None):
 # degree 4 (float32), 5.4e-18 with degree 10 (float64).
 _ATAN_P32 = (-0.06451928208121748758, 0.10743731490791083043, -0.14263955597984639199, 0.19999540483648963445,
              -0.33333331761168519851)
+
+
 _ATAN_P64 = (-0.019176887119062258989, 0.039231658295587191303, -0.050854497379402598613, 0.058581489128022098816,
              -0.066645114473819480001, 0.076921831908260865637, -0.090909045781239018905, 0.11111111015256361727,
              -0.14285714284666542922, 0.19999999999995520678, -0.3333333333333333016)
+
+
 _TAN_PI_8 = 0.41421356237309503
 
 
@@ -416,7 +415,6 @@ def nan_to_num(input, nan=0.0, posinf=None, neginf=None, *, out=None):
     _check("nan_to_num", input)
     if not input.dtype.is_floating_point:
         return input.clone()
-    from ._functions import finfo
     fi = finfo(input.dtype)
     posinf = fi.max if posinf is None else posinf
     neginf = fi.min if neginf is None else neginf
@@ -426,63 +424,199 @@ def nan_to_num(input, nan=0.0, posinf=None, neginf=None, *, out=None):
     return _where(x.isnan(), float(nan), r).to(input.dtype)
 
 
-from ._functions import _with_out, _write_out  # noqa: E402,F401
+def _binary_tensors(name, input, other):
+    _check(name, input)
+    _check(name, other, "other", 2)
+    _broadcast_shape(name, input.shape, other.shape)
+    dt = _result_type(input, other)
+    return input.to(dt), other.to(dt)
 
 
-_UNARY = ["sinh", "cosh", "tan", "asinh", "acosh", "atanh", "atan", "asin", "acos", "exp2", "erfc", "sgn", "rad2deg",
-          "deg2rad", "logit", "nan_to_num", "sinc"]
-_BINARY = ["hypot", "atan2", "logaddexp", "logaddexp2", "xlogy", "copysign", "float_power"]
-_NO_INPLACE = ["isinf", "isposinf", "isneginf", "signbit", "positive", "heaviside", "logaddexp", "logaddexp2",
-               "float_power"]
+def fmax(input, other):
+    """Elementwise max that ignores NaN (NaN only where both are NaN). The gradient goes to input where
+    input >= other or other is NaN, to other elsewhere, as PyTorch."""
+    a, b = _binary_tensors("fmax", input, other)
+    if a.dtype == _C.bool:
+        return a.logical_or(b)
+    pick = a >= b
+    if a.dtype.is_floating_point:
+        pick = pick | b.isnan()
+    return _where(pick, a, b)
+
+
+def fmin(input, other):
+    """Elementwise min that ignores NaN (see fmax)."""
+    a, b = _binary_tensors("fmin", input, other)
+    if a.dtype == _C.bool:
+        return a.logical_and(b)
+    pick = a <= b
+    if a.dtype.is_floating_point:
+        pick = pick | b.isnan()
+    return _where(pick, a, b)
+
+
+def ldexp(input, other):
+    """input * 2**other, computed as PyTorch does (2**other in other's floating type: float32 for integers)."""
+    _check("ldexp", input)
+    _check("ldexp", other, "other", 2)
+    _broadcast_shape("ldexp", input.shape, other.shape)
+    return input * (2.0 ** other)
+
+
+def isreal(input):
+    """All True: lazytensor has no complex dtypes."""
+    _check("isreal", input)
+    return _C.ones(*input.shape, dtype=_C.bool)
+
+
+# ---------------------------------------------------------------- division and rounding
+def _as_tensor_like(x, ref):
+    if isinstance(x, Tensor):
+        return x
+    return tensor(x)
+
+
+def floor_divide(a, b):
+    dt = [x.dtype for x in (a, b) if isinstance(x, Tensor)]
+    ints = all(not d.is_floating_point for d in dt) and not any(
+        isinstance(x, float) for x in (a, b) if not isinstance(x, Tensor))
+    if ints:
+        # Integer operands divide in float64: int/int is float32 otherwise, which rounds quotients of
+        # operands above 2**24 (123456789 // 10 gave 12345679); float64 is exact below 2**53.
+        a64 = a.to(_C.float64) if isinstance(a, Tensor) else float(a)
+        b64 = b.to(_C.float64) if isinstance(b, Tensor) else float(b)
+        q = (a64 / b64).floor()
+        out = dt[0] if len(dt) == 1 else _C.promote_types(dt[0], dt[1])
+        if out == _C.bool:
+            out = _C.int64
+        return q.to(out)
+    return (a / b).floor()
+
+
+def remainder(a, b):
+    dt = [x.dtype for x in (a, b) if isinstance(x, Tensor)]
+    ints = all(not d.is_floating_point for d in dt) and not any(
+        isinstance(x, float) for x in (a, b) if not isinstance(x, Tensor))
+    if ints:
+        return a - floor_divide(a, b) * b
+    # Floats: PyTorch's rule, C fmod then + b where the result's sign differs from b's, on the
+    # exact fmod (a - floor(a/b)*b in float32 gave 7 % 0.1 == 0, PyTorch 0.0999999).
+    out_dtype = _mod_dtype(a, b)
+    a64, b64, r = _exact_fmod(a, b)
+    wrong_side = _C._where3(b64 < 0, r > 0, r < 0) if isinstance(b, Tensor) else ((r > 0) if b64 < 0 else (r < 0))
+    r = _C._where3(wrong_side, r + b64, r)
+    value = r.to(out_dtype)
+    if not _mod_needs_grad(a, b, out_dtype):
+        return value
+    # PyTorch's gradient for b is -div(a, b, rounding_mode="floor"), an exact floor: (a - r) / b is an
+    # integer up to rounding in float64.
+    return _with_mod_grads(value, a, b, out_dtype, lambda: ((a64 - r) / b64).round().to(out_dtype))
+
+
+def trunc(input, *, out=None):
+    if not input.dtype.is_floating_point:
+        return input.clone()
+    return _C._where3(input >= 0, input.floor(), input.ceil())
+
+
+def frac(input, *, out=None):
+    if not input.dtype.is_floating_point:
+        raise RuntimeError('frac: "frac_cpu" not implemented for \'{}\' (a floating point input is expected)'.format(
+            input.dtype))
+    return input - trunc(input)
+
+
+def _mod_dtype(input, other):
+    a_t = isinstance(input, Tensor)
+    ref = input if a_t else other
+    if not isinstance(other, Tensor):
+        out_dtype = ref.dtype if (ref.dtype.is_floating_point or not isinstance(other, builtins.float)) \
+            else _C.float32
+    else:
+        out_dtype = _C.promote_types(input.dtype, other.dtype) if a_t else other.dtype
+    return _C.int64 if out_dtype == _C.bool else out_dtype
+
+
+def _exact_fmod(input, other):
+    """(a, b, r) in float64, operands detached: r = C fmod(a, b), exact for |a/b| < 2**29 when the
+    operands are float32 or integers (below 2**53), with the sign of a on a zero result."""
+    a = input.detach().to(_C.float64) if isinstance(input, Tensor) else builtins.float(input)
+    b = other.detach().to(_C.float64) if isinstance(other, Tensor) else builtins.float(other)
+    r = a - trunc(a / b) * b
+    return a, b, _C._where3(r == 0, a * 0.0, r)
+
+
+def _with_mod_grads(value, input, other, out_dtype, quotient):
+    """value (no graph) plus straight-through terms, exactly zero in the forward, whose gradients are
+    PyTorch's: 1 for input, -quotient for other."""
+    out = value
+    if isinstance(input, Tensor) and input.requires_grad:
+        ai = input.to(out_dtype)
+        out = out + (ai - ai.detach())
+    if isinstance(other, Tensor) and other.requires_grad:
+        bo = other.to(out_dtype)
+        out = out - quotient() * (bo - bo.detach())
+    return out
+
+
+def _mod_needs_grad(input, other, out_dtype):
+    return out_dtype.is_floating_point and _C.is_grad_enabled() and any(
+        isinstance(t, Tensor) and t.requires_grad for t in (input, other))
+
+
+def fmod(input, other, *, out=None):
+    """C fmod: input - trunc(input / other) * other, sign of input.
+
+    float32 (and integer) operands are computed in float64, where trunc(a/b)*b and the
+    subtraction are exact for |a/b| < 2**29, so the result is PyTorch's bit for bit there;
+    float64 operands use the same formula in float64 (exact unless |a/b| is huge).
+    Integer division by zero is not detected (PyTorch raises; that would need a sync).
+    """
+    out_dtype = _mod_dtype(input, other)
+    _, _, r = _exact_fmod(input, other)
+    r = r.to(out_dtype)
+    if not _mod_needs_grad(input, other, out_dtype):
+        return r
+    # PyTorch's gradient for other is -trunc(input / other) with the quotient divided in the operands'
+    # dtype (it can differ from the exact one behind the value: 7 / 0.1f rounds to 70).
+    def quotient():
+        a = input.detach().to(out_dtype) if isinstance(input, Tensor) else builtins.float(input)
+        return trunc(a / other.detach().to(out_dtype))
+    return _with_mod_grads(r, input, other, out_dtype, quotient)
+
+
+def logical_xor(input, other, *, out=None):
+    a = input if input.dtype == _C.bool else input != 0
+    b = other if other.dtype == _C.bool else other != 0
+    return a != b
+
+
+def round(input, *, decimals=0, out=None):  # noqa: A001
+    """PyTorch's rule: round(x * 10^d) / 10^d, or round(x / 10^-d) * 10^-d for negative d."""
+    if not decimals:
+        return input.round()
+    if decimals > 0:
+        p = 10.0 ** decimals
+        return (input * p).round() / p
+    p = 10.0 ** -decimals
+    return (input / p).round() * p
+
+
+_MATH = ["erfc", "sinh", "cosh", "tan", "asinh", "acosh", "atanh", "atan", "asin", "acos", "atan2", "hypot",
+         "logaddexp", "logaddexp2", "exp2", "sgn", "nan_to_num", "isinf", "isposinf", "isneginf", "signbit",
+         "copysign", "heaviside", "logit", "xlogy", "float_power", "positive", "rad2deg", "deg2rad", "sinc"]
 # arcsinh etc. are PyTorch aliases of the same functions.
 _ALIASES = {"arcsinh": "asinh", "arccosh": "acosh", "arctanh": "atanh", "arctan": "atan", "arcsin": "asin",
             "arccos": "acos", "arctan2": "atan2"}
 
-__all__ = ["erfc", "sinh", "cosh", "tan", "asinh", "acosh", "atanh", "atan", "asin", "acos", "atan2", "hypot",
-           "logaddexp", "logaddexp2", "exp2", "sgn", "nan_to_num", "isinf", "isposinf", "isneginf", "signbit",
-           "copysign", "heaviside", "logit", "xlogy", "float_power", "positive", "rad2deg", "deg2rad", "sinc"]
-for _n in __all__ + ["xlog1py"]:
-    if _n not in ("positive", "isinf"):  # (torch.positive and torch.isinf have no out=)
+# The out= argument, honoured (torch.positive and torch.isinf have none).
+for _n in _MATH + ["xlog1py", "fmax", "fmin", "ldexp", "trunc", "frac", "fmod", "logical_xor", "round"]:
+    if _n not in ("positive", "isinf"):
         globals()[_n] = _with_out(globals()[_n])
+fix = trunc
 for _n, _target in _ALIASES.items():
     globals()[_n] = globals()[_target]
-__all__ += list(_ALIASES)
 del _n, _target
 
-
-def _float_power_(self, exponent):
-    if self.dtype != _C.float64:
-        raise RuntimeError("the base given to float_power_ has dtype {} but the operation's result requires "
-                           "dtype Double".format(repr(self.dtype).replace("torch.", "").capitalize()))
-    return self._inplace(float_power(self, exponent), "float_power_")
-
-
-def method(fn, name=None):
-    """fn(self, ...) as a Tensor method called `name` (fn's own name by default)."""
-    def m(self, *args, **kwargs):
-        return fn(self, *args, **kwargs)
-    m.__name__ = name or fn.__name__
-    m.__doc__ = fn.__doc__
-    return m
-
-
-def inplace(fn, name):
-    """The in-place Tensor method `name`: self takes fn(self, ...)'s value."""
-    def m(self, *args, **kwargs):
-        return self._inplace(fn(self, *args, **kwargs), name)
-    m.__name__ = name
-    return m
-
-
-def install(T):
-    """Attach the Tensor methods (and in-place forms) that the class lacks."""
-    g = globals()
-    for name in __all__:
-        if not hasattr(T, name):
-            setattr(T, name, method(g[name]))
-        if name not in _NO_INPLACE and not hasattr(T, name + "_"):
-            setattr(T, name + "_", inplace(g[name], name + "_"))
-    if not hasattr(T, "float_power_"):
-        T.float_power_ = _float_power_
-    if not hasattr(T, "xlogy_"):
-        T.xlogy_ = inplace(xlogy, "xlogy_")
+__all__ = _MATH + list(_ALIASES) + ["fmax", "fmin", "ldexp", "isreal", "floor_divide", "remainder", "trunc", "fix",
+                                    "frac", "fmod", "logical_xor", "round"]

@@ -1,4 +1,5 @@
-"""nn.MultiheadAttention and F.multi_head_attention_forward (PyTorch 1.13's regular path).
+"""Attention: scaled_dot_product_attention and multi_head_attention_forward (PyTorch 1.13's regular
+path; nn.MultiheadAttention is its module).
 
 Everything is a composition of existing lazy ops (linear, bmm/baddbmm, softmax, pad, cat,
 masked_fill), so it records into the caller's trace and autograd differentiates it. PyTorch's
@@ -8,12 +9,22 @@ Checks raise PyTorch 1.13's exception types (its asserts are AssertionError).
 import math
 
 from .. import _C
-from . import functional as F
-from . import init
-from .modules import Linear, Module
-from .parameter import Parameter
+from ._functional_activation import softmax
+from ._functional_dropout import dropout
+from ._functional_linear import linear
+from ._functional_vision import pad
 
-__all__ = ["MultiheadAttention"]  # multi_head_attention_forward is exported by nn.functional
+
+def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.0, is_causal=False):
+    scale = 1.0 / math.sqrt(query.shape[-1])
+    scores = query.matmul(key.transpose(-2, -1)) * scale
+    if is_causal:
+        L, S = scores.shape[-2], scores.shape[-1]
+        mask = _C.ones(L, S, dtype=_C.bool).tril()
+        scores = scores.masked_fill(~mask, float("-inf"))
+    if attn_mask is not None:
+        scores = scores.masked_fill(~attn_mask, float("-inf")) if attn_mask.dtype == _C.bool else scores + attn_mask
+    return dropout(softmax(scores, -1), dropout_p).matmul(value)
 
 
 def _mha_shape_check(query, key, value, key_padding_mask, attn_mask, num_heads):
@@ -64,13 +75,13 @@ def _in_projection_packed(q, k, v, w, b=None):
     E = q.shape[-1]
     if k is v:
         if q is k:
-            return F.linear(q, w, b).chunk(3, -1)
+            return linear(q, w, b).chunk(3, -1)
         w_q, w_kv = w.split([E, E * 2])
         b_q, b_kv = (None, None) if b is None else b.split([E, E * 2])
-        return (F.linear(q, w_q, b_q),) + tuple(F.linear(k, w_kv, b_kv).chunk(2, -1))
+        return (linear(q, w_q, b_q),) + tuple(linear(k, w_kv, b_kv).chunk(2, -1))
     w_q, w_k, w_v = w.chunk(3)
     b_q, b_k, b_v = (None, None, None) if b is None else b.chunk(3)
-    return F.linear(q, w_q, b_q), F.linear(k, w_k, b_k), F.linear(v, w_v, b_v)
+    return linear(q, w_q, b_q), linear(k, w_k, b_k), linear(v, w_v, b_v)
 
 
 def _in_projection(q, k, v, w_q, w_k, w_v, b_q=None, b_k=None, b_v=None):
@@ -83,7 +94,7 @@ def _in_projection(q, k, v, w_q, w_k, w_v, b_q=None, b_k=None, b_v=None):
         if b is not None and tuple(b.shape) != (Eq,):
             raise AssertionError("multi_head_attention_forward: expecting {} bias shape of {}, but got {}".format(
                 name, (Eq,), tuple(b.shape)))
-    return F.linear(q, w_q, b_q), F.linear(k, w_k, b_k), F.linear(v, w_v, b_v)
+    return linear(q, w_q, b_q), linear(k, w_k, b_k), linear(v, w_v, b_v)
 
 
 def multi_head_attention_forward(query, key, value, embed_dim_to_check, num_heads, in_proj_weight, in_proj_bias,
@@ -148,9 +159,9 @@ def multi_head_attention_forward(query, key, value, embed_dim_to_check, num_head
         k = _C.cat([k, bias_k.repeat(1, bsz, 1)])
         v = _C.cat([v, bias_v.repeat(1, bsz, 1)])
         if attn_mask is not None:
-            attn_mask = F.pad(attn_mask, (0, 1))
+            attn_mask = pad(attn_mask, (0, 1))
         if key_padding_mask is not None:
-            key_padding_mask = F.pad(key_padding_mask, (0, 1))
+            key_padding_mask = pad(key_padding_mask, (0, 1))
     elif bias_k is not None or bias_v is not None:
         raise AssertionError("multi_head_attention_forward: bias_k and bias_v must be given together")
 
@@ -175,9 +186,9 @@ def multi_head_attention_forward(query, key, value, embed_dim_to_check, num_head
         k = _C.cat([k, _C.zeros(*zshape, dtype=k.dtype)], 1)
         v = _C.cat([v, _C.zeros(*zshape, dtype=v.dtype)], 1)
         if attn_mask is not None:
-            attn_mask = F.pad(attn_mask, (0, 1))
+            attn_mask = pad(attn_mask, (0, 1))
         if key_padding_mask is not None:
-            key_padding_mask = F.pad(key_padding_mask, (0, 1))
+            key_padding_mask = pad(key_padding_mask, (0, 1))
 
     src_len = k.shape[1]
     if key_padding_mask is not None:
@@ -212,12 +223,12 @@ def multi_head_attention_forward(query, key, value, embed_dim_to_check, num_head
         weights = attn_mask.baddbmm(q_scaled, k.transpose(-2, -1))
     else:
         weights = q_scaled.bmm(k.transpose(-2, -1))
-    weights = F.softmax(weights, -1)
+    weights = softmax(weights, -1)
     if dropout_p > 0.0:
-        weights = F.dropout(weights, p=dropout_p)
+        weights = dropout(weights, p=dropout_p)
     out = weights.bmm(v)
     out = out.transpose(0, 1).reshape(tgt_len * bsz, embed_dim)
-    out = F.linear(out, out_proj_weight, out_proj_bias)
+    out = linear(out, out_proj_weight, out_proj_bias)
     out = out.reshape(tgt_len, bsz, out.shape[1])
 
     if need_weights:
@@ -232,90 +243,4 @@ def multi_head_attention_forward(query, key, value, embed_dim_to_check, num_head
     return out, None
 
 
-class NonDynamicallyQuantizableLinear(Linear):
-    pass
-
-
-class MultiheadAttention(Module):
-    def __init__(self, embed_dim, num_heads, dropout=0.0, bias=True, add_bias_kv=False, add_zero_attn=False,
-                 kdim=None, vdim=None, batch_first=False, device=None, dtype=None):
-        super().__init__()
-        dt = dtype or _C.float32
-        self.embed_dim = embed_dim
-        self.kdim = kdim if kdim is not None else embed_dim
-        self.vdim = vdim if vdim is not None else embed_dim
-        self._qkv_same_embed_dim = self.kdim == embed_dim and self.vdim == embed_dim
-        self.num_heads = num_heads
-        self.dropout = dropout
-        self.batch_first = batch_first
-        self.head_dim = embed_dim // num_heads
-        if self.head_dim * num_heads != self.embed_dim:
-            raise AssertionError("MultiheadAttention: embed_dim must be divisible by num_heads (got embed_dim={}, "
-                                 "num_heads={})".format(embed_dim, num_heads))
-        if not self._qkv_same_embed_dim:
-            self.q_proj_weight = Parameter(_C.empty(embed_dim, embed_dim, dtype=dt))
-            self.k_proj_weight = Parameter(_C.empty(embed_dim, self.kdim, dtype=dt))
-            self.v_proj_weight = Parameter(_C.empty(embed_dim, self.vdim, dtype=dt))
-            self.register_parameter("in_proj_weight", None)
-        else:
-            self.in_proj_weight = Parameter(_C.empty(3 * embed_dim, embed_dim, dtype=dt))
-            self.register_parameter("q_proj_weight", None)
-            self.register_parameter("k_proj_weight", None)
-            self.register_parameter("v_proj_weight", None)
-        if bias:
-            self.in_proj_bias = Parameter(_C.empty(3 * embed_dim, dtype=dt))
-        else:
-            self.register_parameter("in_proj_bias", None)
-        self.out_proj = NonDynamicallyQuantizableLinear(embed_dim, embed_dim, bias=bias, dtype=dt)
-        if add_bias_kv:
-            self.bias_k = Parameter(_C.empty(1, 1, embed_dim, dtype=dt))
-            self.bias_v = Parameter(_C.empty(1, 1, embed_dim, dtype=dt))
-        else:
-            self.bias_k = self.bias_v = None
-        self.add_zero_attn = add_zero_attn
-        self._reset_parameters()
-
-    def _reset_parameters(self):
-        if self._qkv_same_embed_dim:
-            init.xavier_uniform_(self.in_proj_weight)
-        else:
-            init.xavier_uniform_(self.q_proj_weight)
-            init.xavier_uniform_(self.k_proj_weight)
-            init.xavier_uniform_(self.v_proj_weight)
-        if self.in_proj_bias is not None:
-            init.constant_(self.in_proj_bias, 0.0)
-            init.constant_(self.out_proj.bias, 0.0)
-        if self.bias_k is not None:
-            init.xavier_normal_(self.bias_k)
-        if self.bias_v is not None:
-            init.xavier_normal_(self.bias_v)
-
-    def forward(self, query, key, value, key_padding_mask=None, need_weights=True, attn_mask=None,
-                average_attn_weights=True):
-        is_batched = query.dim() == 3
-        _check_mask_dtype("key_padding_mask", key_padding_mask)
-        if self.batch_first and is_batched:
-            if key is value:
-                if query is key:
-                    query = key = value = query.transpose(1, 0)
-                else:
-                    query, key = [x.transpose(1, 0) for x in (query, key)]
-                    value = key
-            else:
-                query, key, value = [x.transpose(1, 0) for x in (query, key, value)]
-        kw = dict(training=self.training, key_padding_mask=key_padding_mask, need_weights=need_weights,
-                  attn_mask=attn_mask, average_attn_weights=average_attn_weights)
-        if not self._qkv_same_embed_dim:
-            out, weights = multi_head_attention_forward(
-                query, key, value, self.embed_dim, self.num_heads, self.in_proj_weight, self.in_proj_bias,
-                self.bias_k, self.bias_v, self.add_zero_attn, self.dropout, self.out_proj.weight, self.out_proj.bias,
-                use_separate_proj_weight=True, q_proj_weight=self.q_proj_weight, k_proj_weight=self.k_proj_weight,
-                v_proj_weight=self.v_proj_weight, **kw)
-        else:
-            out, weights = multi_head_attention_forward(
-                query, key, value, self.embed_dim, self.num_heads, self.in_proj_weight, self.in_proj_bias,
-                self.bias_k, self.bias_v, self.add_zero_attn, self.dropout, self.out_proj.weight, self.out_proj.bias,
-                **kw)
-        if self.batch_first and is_batched:
-            return out.transpose(1, 0), weights
-        return out, weights
+__all__ = ["scaled_dot_product_attention", "multi_head_attention_forward"]

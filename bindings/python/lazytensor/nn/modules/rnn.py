@@ -12,12 +12,12 @@ import math
 import numbers
 import warnings
 
-from .. import _C
-from .._C import Tensor
-from . import functional as F
-from . import init
-from .modules import Module
-from .parameter import Parameter
+from ... import _C
+from ..._C import Tensor
+from .. import functional as F
+from .. import init
+from ..parameter import Parameter
+from .module import Module
 
 __all__ = ["RNNBase", "RNN", "LSTM", "GRU", "RNNCellBase", "RNNCell", "LSTMCell", "GRUCell"]
 

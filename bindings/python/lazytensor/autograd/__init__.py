@@ -1,7 +1,7 @@
 """torch.autograd: grad, backward and the grad-mode switches."""
-from . import _C
-from ._C import Tensor
-from ._functions import enable_grad, inference_mode, no_grad, set_grad_enabled  # noqa: F401
+from .. import _C
+from .._C import Tensor
+from .grad_mode import enable_grad, inference_mode, no_grad, set_grad_enabled  # noqa: F401
 
 Variable = Tensor
 

@@ -5,11 +5,15 @@ inference calls; those compute the same math, so only the regular path is writte
 """
 import copy
 
-from .. import _C
-from . import functional as F
-from . import init
-from .activation_attention import MultiheadAttention
-from .modules import Dropout, GELU, LayerNorm, Linear, Module, ModuleList, ReLU
+from ... import _C
+from .. import functional as F
+from .. import init
+from .activation import GELU, MultiheadAttention, ReLU
+from .container import ModuleList
+from .dropout import Dropout
+from .linear import Linear
+from .module import Module
+from .normalization import LayerNorm
 
 __all__ = ["Transformer", "TransformerEncoder", "TransformerDecoder", "TransformerEncoderLayer",
            "TransformerDecoderLayer"]
