@@ -306,4 +306,6 @@ class MultiheadAttention(Module):
         return out, weights
 
 
-__all__ = ["ReLU", "ReLU6", "LeakyReLU", "ELU", "GELU", "Tanh", "Sigmoid", "SiLU", "Mish", "Softplus", "Hardswish", "Hardtanh", "Threshold", "GLU", "PReLU", "LogSigmoid", "Softsign", "Tanhshrink", "Hardsigmoid", "SELU", "CELU", "Softmax", "LogSoftmax", "Softmin", "Softmax2d", "MultiheadAttention"]
+__all__ = ["ReLU", "ReLU6", "LeakyReLU", "ELU", "GELU", "Tanh", "Sigmoid", "SiLU", "Mish", "Softplus", "Hardswish",
+           "Hardtanh", "Threshold", "GLU", "PReLU", "LogSigmoid", "Softsign", "Tanhshrink", "Hardsigmoid", "SELU",
+           "CELU", "Softmax", "LogSoftmax", "Softmin", "Softmax2d", "MultiheadAttention"]

@@ -181,4 +181,7 @@ class MultiLabelMarginLoss(_Loss):
         return F.multilabel_margin_loss(input, target, reduction=self.reduction)
 
 
-__all__ = ["CrossEntropyLoss", "NLLLoss", "MSELoss", "L1Loss", "SmoothL1Loss", "BCEWithLogitsLoss", "BCELoss", "KLDivLoss", "HuberLoss", "TripletMarginLoss", "MarginRankingLoss", "CosineEmbeddingLoss", "SoftMarginLoss", "MultiLabelSoftMarginLoss", "HingeEmbeddingLoss", "PoissonNLLLoss", "GaussianNLLLoss", "MultiMarginLoss", "MultiLabelMarginLoss"]
+__all__ = ["CrossEntropyLoss", "NLLLoss", "MSELoss", "L1Loss", "SmoothL1Loss", "BCEWithLogitsLoss", "BCELoss",
+           "KLDivLoss", "HuberLoss", "TripletMarginLoss", "MarginRankingLoss", "CosineEmbeddingLoss", "SoftMarginLoss",
+           "MultiLabelSoftMarginLoss", "HingeEmbeddingLoss", "PoissonNLLLoss", "GaussianNLLLoss", "MultiMarginLoss",
+           "MultiLabelMarginLoss"]

@@ -88,4 +88,5 @@ class AdaptiveMaxPool2d(_AdaptivePool):
         return F.adaptive_max_pool2d(input, self.output_size, self.return_indices)
 
 
-__all__ = ["MaxPool1d", "MaxPool2d", "AvgPool1d", "AvgPool2d", "AdaptiveAvgPool1d", "AdaptiveAvgPool2d", "AdaptiveMaxPool2d"]
+__all__ = ["MaxPool1d", "MaxPool2d", "AvgPool1d", "AvgPool2d", "AdaptiveAvgPool1d", "AdaptiveAvgPool2d",
+           "AdaptiveMaxPool2d"]

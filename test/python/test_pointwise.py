@@ -1,10 +1,12 @@
-"""Elementwise math composed from existing ops (lazytensor/_math_extra.py, lazytensor/special.py) vs PyTorch 1.13."""
+"""Elementwise functions (lazytensor/_pointwise.py, lazytensor/special.py) vs PyTorch 1.13: the transcendental
+family, the sign and classification family, fmax/fmin, ldexp and the division family (floor_divide, remainder,
+fmod, trunc, frac)."""
 import numpy as np
 import pytest
 import torch
 
 import lazytensor as lt
-from conftest import assert_same, pair
+from conftest import agree, arr, assert_same, grads_match, pair, raises_like
 
 DTYPES = [np.float32, np.float64]
 EDGE = [0.0, -0.0, np.inf, -np.inf, np.nan]
@@ -376,3 +378,152 @@ def test_inverse_trig_accuracy_and_aliases(dt):
         assert getattr(lt, "arc" + name[1:]) is getattr(lt, name)
         np.testing.assert_array_equal(getattr(lt.from_numpy(args[0]), "arc" + name[1:])(
             *[lt.from_numpy(a) for a in args[1:]]).numpy(), got)
+
+
+FMAX_VALUES = np.array([1.0, np.nan, -2.0, np.nan, 0.0, -0.0, np.inf, 3.0, 3.0], dtype=np.float64)
+
+
+FMAX_OTHER = np.array([np.nan, 2.0, -3.0, np.nan, -0.0, 0.0, -np.inf, 3.0, 4.0], dtype=np.float64)
+
+
+@pytest.mark.parametrize("name", ["fmax", "fmin"])
+
+
+@pytest.mark.parametrize("dts", [("float32", "float32"), ("float64", "float32"), ("int32", "float32"),
+                                 ("int64", "int32"), ("bool", "bool"), ("bool", "int64"), ("int32", "float64_0d"),
+                                 ("float32", "int64_0d"), ("float32", "float64_0d")])
+
+
+def test_fmax_fmin_values_and_promotion(name, dts):
+    def make(values, dt):
+        if dt.endswith("_0d"):
+            return np.asarray(values[1], dtype=dt[:-3])
+        if dt == "bool":
+            return np.nan_to_num(values) > 0
+        return (np.nan_to_num(values, posinf=7, neginf=-7) if dt.startswith("int") else values).astype(dt)
+    (a, b), (c, d) = pair(make(FMAX_VALUES, dts[0])), pair(make(FMAX_OTHER, dts[1]))
+    assert_same(getattr(lt, name)(a, c), getattr(torch, name)(b, d))
+    assert_same(getattr(a, name)(c), getattr(b, name)(d))
+    assert_same(getattr(lt, name)(c, a), getattr(torch, name)(d, b))
+
+
+@pytest.mark.parametrize("name", ["fmax", "fmin"])
+
+
+def test_fmax_fmin_broadcast_grads_errors(name):
+    x = np.where(np.random.random_sample((3, 4)) > 0.7, np.nan, np.round(arr((3, 4), "float64")))
+    y = np.array([np.nan, 0.0, 1.0, -1.0])
+    (a, b), (c, d) = pair(x), pair(y)
+    assert_same(getattr(lt, name)(a.t(), c.reshape(4, 1)), getattr(torch, name)(b.t(), d.reshape(4, 1)))
+    # ties (rounded values repeat) go to input, NaN positions to the other operand, as PyTorch
+    grads_match(lambda s, t: getattr(lt, name)(s, t), lambda s, t: getattr(torch, name)(s, t), [x, y])
+    grads_match(lambda s, t: getattr(lt, name)(t, s), lambda s, t: getattr(torch, name)(t, s), [x, y])
+    raises_like(lambda: getattr(lt, name)(a, c[:3]), lambda: getattr(torch, name)(b, d[:3]), name)
+    raises_like(lambda: getattr(lt, name)(a, 2.0), lambda: getattr(torch, name)(b, 2.0), name)
+    out = lt.zeros(3, 4, dtype=lt.float64)
+    assert getattr(lt, name)(a, c, out=out) is out
+    assert_same(out, getattr(torch, name)(b, d))
+
+
+@pytest.mark.parametrize("dts", [("float32", "int64"), ("float64", "int32"), ("int64", "int64"), ("float32", "float64"),
+                                 ("bool", "bool"), ("float64", "float32"), ("int32", "float32")])
+
+
+def test_ldexp(dts):
+    x = arr((3, 4), dts[0])
+    e = np.random.randint(-3, 4, (3, 4))
+    e[0, 0], e[0, 1] = 130, -140  # past float32's exponent range (PyTorch's 2**e is float32 for integers)
+    e = e.astype(dts[1]) if dts[1] != "bool" else e > 0
+    (a, b), (c, d) = pair(x), pair(e)
+    assert_same(lt.ldexp(a, c), torch.ldexp(b, d))
+    assert_same(a.ldexp(c.t().t()), b.ldexp(d))
+    assert_same(lt.ldexp(a, c[0]), torch.ldexp(b, d[0]))
+    if x.dtype.kind == "f" and torch.ldexp(b, d).dtype == b.dtype:
+        r = a.ldexp_(c)
+        assert r is a
+        b.ldexp_(d)
+        assert_same(a, b)
+
+
+def test_ldexp_grads_errors():
+    x, e = arr((3, 4), "float64"), arr((4,), "float64")
+    grads_match(lambda s, t: lt.ldexp(s, t), lambda s, t: torch.ldexp(s, t), [x, e], rtol=1e-9)
+    (a, b), (c, d) = pair(x), pair(e)
+    raises_like(lambda: lt.ldexp(a, 2), lambda: torch.ldexp(b, 2), "ldexp")
+    raises_like(lambda: lt.ldexp(a, c[:3]), lambda: torch.ldexp(b, d[:3]), "ldexp")
+
+
+def test_clone_trunc_frac():
+    x = np.array([-2.5, -1.0, -0.5, 0.0, 0.5, 1.7, 3.0, -0.0], dtype=np.float32)
+    agree(lambda m, a: m.clone(a), [x])
+    agree(lambda m, a: m.trunc(a), [x])
+    agree(lambda m, a: a.trunc() * 2 + a.fix(), [x])
+    agree(lambda m, a: m.frac(a), [x])
+    agree(lambda m, a: m.trunc(a), [np.arange(-3, 3)], grad=False)
+    a = lt.from_numpy(x.copy())
+    a.trunc_()
+    assert_same(a, torch.from_numpy(x.copy()).trunc_())
+    c = lt.clone(a)
+    c.add_(1)
+    assert_same(a, torch.from_numpy(x.copy()).trunc_())  # the clone is a copy
+
+
+def test_fmod():
+    x = np.array([-7.5, -5.0, -3.2, -0.0, 0.0, 1.1, 4.5, 7.0, 1e6 + 0.3], dtype=np.float32)
+    y = np.array([2.0, 3.0, -1.5, 2.0, 2.0, 0.3, -2.0, 0.1, 0.7], dtype=np.float32)
+    # float32 fmod is exact (computed in float64): compare bit for bit
+    agree(lambda m, a, b: m.fmod(a, b), [x, y], rtol=0, atol=0)
+    agree(lambda m, a: m.fmod(a, 2.5), [x], rtol=0, atol=0)
+    agree(lambda m, a, b: a.fmod(b), [x.astype(np.float64), y.astype(np.float64)], rtol=1e-12, atol=0)
+    ix = np.arange(-7, 8).astype(np.int64)
+    agree(lambda m, a: m.fmod(a, 3), [ix], grad=False)
+    agree(lambda m, a: m.fmod(a, -4), [ix.astype(np.int32)], grad=False)
+    agree(lambda m, a: m.fmod(a, 2.5), [ix], grad=False)
+    agree(lambda m, a, b: m.fmod(a, b), [ix, np.array([3], np.int32)], grad=False)
+
+
+def test_fmod_zero_sign_and_grad_quotient():
+    x = np.array([-4.0, 4.0, -0.0, 0.0, -6.0], dtype=np.float32)
+    y = np.array([2.0, -2.0, 3.0, -3.0, 1.5], dtype=np.float32)
+    r = lt.fmod(lt.from_numpy(x), lt.from_numpy(y)).numpy()
+    want = torch.fmod(torch.from_numpy(x), torch.from_numpy(y)).numpy()
+    assert np.array_equal(np.signbit(r), np.signbit(want)) and np.array_equal(r, want)
+    # the gradient for other uses trunc(input / other) in float32, as PyTorch: 7 / 0.1f rounds to 70
+    a, b = lt.tensor([7.0]), lt.tensor([0.1], requires_grad=True)
+    lt.fmod(a, b).sum().backward()
+    assert b.grad.tolist() == [-70.0]
+
+
+def test_integer_floor_divide_and_remainder_exact_above_2_pow_24():
+    # found while adding fmod: int // int divided in float32 and rounded large quotients
+    x = np.array([123456789, -123456789, 2 ** 40 + 7, 17, -17], np.int64)
+    agree(lambda m, a: a // 10, [x], grad=False)
+    agree(lambda m, a: m.remainder(a, 10), [x], grad=False)
+    agree(lambda m, a: m.floor_divide(a, a.new_tensor([7, -7, 3, 5, 5])), [x], grad=False)
+    agree(lambda m, a: a % -3, [x.astype(np.int32) // 16], grad=False)
+
+
+def test_float_remainder_follows_torch():
+    # found while adding fmod: a - floor(a/b)*b in float32 gave 7 % 0.1 == 0 (PyTorch: 0.09999990)
+    x = np.array([7.0, -7.0, 1e6 + 0.3, 5.5, -5.5, 0.0, -4.0, 3.0], dtype=np.float32)
+    y = np.array([0.1, 0.1, 0.7, -2.0, -2.0, 3.0, 2.0, 1.5], dtype=np.float32)
+    agree(lambda m, a, b: m.remainder(a, b), [x, y], rtol=0, atol=0)
+    agree(lambda m, a: a % -1.5, [x], rtol=0, atol=0)
+    agree(lambda m, a: 2.5 % a, [y], rtol=1e-6, atol=0, grad=False)  # PyTorch has no gradient for this form
+    agree(lambda m, a, b: a % b, [x.astype(np.float64), y.astype(np.float64)], rtol=1e-12, atol=0)
+
+
+def test_isclose_inf_and_equal_nan():
+    # found on the way: equal_nan was ignored and inf was not close to inf
+    a = np.array([1.0, np.inf, -np.inf, np.nan, 1.0, np.nan, 1e-9], np.float32)
+    b = np.array([1.0 + 1e-6, np.inf, np.inf, np.nan, 2.0, 1.0, 0.0], np.float32)
+    for eq in (False, True):
+        agree(lambda m, x, y: m.isclose(x, y, equal_nan=eq), [a, b], grad=False)
+    agree(lambda m, x, y: m.isclose(x, y, atol=1), [np.arange(5), np.arange(5)[::-1].copy()], grad=False)
+
+
+def test_logical_xor():
+    a = np.array([0, 1, 2, 0, -1], np.int64)
+    b = np.array([0.0, 0.0, 1.5, 2.0, 1.0], np.float32)
+    agree(lambda m, x, y: m.logical_xor(x, y), [a, b], grad=False)
+    agree(lambda m, x, y: (x > 0).logical_xor(y > 0), [a, b], grad=False)

@@ -1,4 +1,4 @@
-"""RMSprop, Adagrad, Adamax, NAdam, RAdam, Adadelta and the extra lr schedulers against PyTorch 1.13."""
+"""RMSprop, Adagrad, Adamax, NAdam, RAdam, Adadelta and the lr schedulers against PyTorch 1.13."""
 import copy
 
 import numpy as np
