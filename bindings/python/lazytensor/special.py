@@ -5,7 +5,7 @@ Left out: erfcx/ndtr/log_ndtr (not attempted), gamma/Bessel/zeta families, erfin
 from . import _C
 from ._out import _with_out
 from ._pointwise import erfc, exp2, logit, round, sinc, xlog1py, xlogy  # noqa: F401,A004
-from .nn import functional as F
+from .nn import functional as _F
 
 
 def expit(input, *, out=None):
@@ -29,11 +29,11 @@ def logsumexp(input, dim, keepdim=False, *, out=None):
 
 
 def softmax(input, dim, *, dtype=None):
-    return F.softmax(input, dim, dtype=dtype)
+    return _F.softmax(input, dim, dtype=dtype)
 
 
 def log_softmax(input, dim, *, dtype=None):
-    return F.log_softmax(input, dim, dtype=dtype)
+    return _F.log_softmax(input, dim, dtype=dtype)
 
 
 def entr(input, *, out=None):

@@ -10,8 +10,8 @@ and register fusion policies written in Python (docs/fusion-lab.md).
 Dumps come from running a program with LT_DUMP_DIR=dir (and LT_DUMP_INPUTS=1
 to keep the input values beside each trace).
 """
-import sys
-import types
+import sys as _sys
+import types as _types
 
 from . import _C
 from ._linalg import trace as _trace_function
@@ -100,7 +100,7 @@ def load(path):
     return Trace(path)
 
 
-class _CallableModule(types.ModuleType):
+class _CallableModule(_types.ModuleType):
     """`lazytensor.trace` is both this module and torch.trace: importing a submodule rebinds the package
     attribute to the module, which would hide torch.trace as soon as anything ran `import lazytensor.trace`.
     So the module is callable: `lazytensor.trace(x)` is torch.trace, `lazytensor.trace.load(...)` (and
@@ -110,4 +110,4 @@ class _CallableModule(types.ModuleType):
         return _trace_function(input)
 
 
-sys.modules[__name__].__class__ = _CallableModule
+_sys.modules[__name__].__class__ = _CallableModule
