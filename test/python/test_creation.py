@@ -4,7 +4,7 @@ import pytest
 import torch
 
 import lazytensor as lt
-from conftest import assert_same, dtype_name
+from conftest import arr, assert_same, dtype_name, grads_match, pair, raises_like, views
 
 
 @pytest.mark.parametrize("data", [
@@ -213,3 +213,98 @@ def test_as_tensor_shares_tensor():
 def test_unsupported_numpy_dtype_raises_type_error():
     with pytest.raises(TypeError):
         lt.from_numpy(np.array([1 + 2j]))
+
+
+LOGSPACE = [(0, 3, 4, 10.0), (-1, 2.5, 5, 3.0), (0, 3, 1, 10.0), (0, 3, 0, 10.0), (3, 0, 7, 10.0), (0.5, 3.7, 4, 10.0),
+            (0, 3, 7, 2.5), (-2, 3, 6, 10.0), (0, 3, 4, -2.0), (1, 1, 3, 2.0)]
+
+
+@pytest.mark.parametrize("args", LOGSPACE, ids=str)
+
+
+@pytest.mark.parametrize("dt", [None, "float64", "int64", "int32"])
+
+
+def test_logspace(args, dt):
+    kw = {} if dt is None else {"dtype": getattr(torch, dt)}
+    lkw = {} if dt is None else {"dtype": getattr(lt, dt)}
+    want = torch.logspace(*args, **kw)
+    assert_same(lt.logspace(*args, **lkw), want, rtol=1e-6)
+    assert_same(lt.logspace(args[0], args[1], steps=args[2], base=args[3], **lkw), want, rtol=1e-6)
+
+
+def test_logspace_tensor_args_grad_out_errors():
+    assert_same(lt.logspace(lt.tensor(0), lt.tensor(2.0), 3), torch.logspace(torch.tensor(0), torch.tensor(2.0), 3))
+    r = lt.logspace(0, 2, 3, requires_grad=True)
+    assert r.requires_grad and r.is_leaf
+    out = lt.zeros(5, dtype=lt.float64)
+    assert lt.logspace(0, 1, 5, out=out) is out
+    assert_same(out, torch.logspace(0, 1, 5, dtype=torch.float64))
+    raises_like(lambda: lt.logspace(0, 3, -1), lambda: torch.logspace(0, 3, -1), "logspace")
+    raises_like(lambda: lt.logspace(0, 3, 4, dtype=lt.bool), lambda: torch.logspace(0, 3, 4, dtype=torch.bool),
+                "logspace")
+    raises_like(lambda: lt.logspace(lt.tensor([0.0]), 3, 4), lambda: torch.logspace(torch.tensor([0.0]), 3, 4),
+                "logspace")
+
+
+@pytest.mark.parametrize("name", ["tril_indices", "triu_indices"])
+
+
+@pytest.mark.parametrize("row,col,offset", [(3, 4, 0), (4, 3, 1), (4, 3, -1), (3, 3, -5), (3, 3, 5), (0, 4, 0),
+                                            (4, 0, 1), (1, 1, 0), (5, 2, -2)])
+
+
+def test_tril_triu_indices(name, row, col, offset):
+    assert_same(getattr(lt, name)(row, col, offset), getattr(torch, name)(row, col, offset))
+    assert_same(getattr(lt, name)(row, col, offset, dtype=lt.int32),
+                getattr(torch, name)(row, col, offset, dtype=torch.int32))
+    if offset == 0:
+        assert_same(getattr(lt, name)(row, col), getattr(torch, name)(row, col))
+
+
+@pytest.mark.parametrize("name", ["tril_indices", "triu_indices"])
+
+
+def test_tril_triu_indices_errors(name):
+    raises_like(lambda: getattr(lt, name)(-1, 3), lambda: getattr(torch, name)(-1, 3), name)
+    raises_like(lambda: getattr(lt, name)(3, -1), lambda: getattr(torch, name)(3, -1), name)
+    raises_like(lambda: getattr(lt, name)(3, 3, dtype=lt.float32),
+                lambda: getattr(torch, name)(3, 3, dtype=torch.float32),
+                name)
+
+
+@pytest.mark.parametrize("N", [None, 0, 1, 2, 5])
+
+
+@pytest.mark.parametrize("increasing", [False, True])
+
+
+@pytest.mark.parametrize("shape", [(4,), (1,), (0,)], ids=str)
+
+
+@pytest.mark.parametrize("dt", ["float32", "float64", "int32", "int64", "bool"])
+
+
+def test_vander(shape, N, increasing, dt):
+    a, b = views(arr(shape, dt), "step" if dt == "float64" else "none")
+    assert_same(lt.vander(a, N, increasing), torch.vander(b, N, increasing), rtol=1e-6)
+    assert_same(lt.vander(a, N=N, increasing=increasing), torch.vander(b, N=N, increasing=increasing), rtol=1e-6)
+
+
+def _torch_vander(t, n, increasing=False):
+    """The reference for vander's gradient: torch 1.13's own vander backward fails ("modified by an inplace
+    operation")."""
+    r = torch.cat([torch.ones(t.shape[0], 1, dtype=t.dtype), torch.cumprod(t.unsqueeze(1).expand(-1, n - 1), 1)], 1)
+    return r if increasing else r.flip(1)
+
+
+def test_vander_grads_errors():
+    x = arr((4,), "float64")
+    grads_match(lambda t: lt.vander(t, 5), lambda t: _torch_vander(t, 5), [x])
+    grads_match(lambda t: lt.vander(t, 3, True), lambda t: _torch_vander(t, 3, True), [x])
+    with pytest.raises(RuntimeError, match="inplace"):  # if this starts passing, compare with torch.vander directly
+        torch.vander(torch.ones(3, dtype=torch.float64, requires_grad=True)).sum().backward()
+    a, b = pair(x)
+    raises_like(lambda: lt.vander(a, -1), lambda: torch.vander(b, -1), "vander")
+    raises_like(lambda: lt.vander(a.reshape(2, 2)), lambda: torch.vander(b.reshape(2, 2)), "vander")
+    raises_like(lambda: lt.vander(a[0]), lambda: torch.vander(b[0]), "vander")

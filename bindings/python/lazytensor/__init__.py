@@ -15,9 +15,6 @@ from ._creation import (tensor, as_tensor, asarray, scalar_tensor, zeros_like, o
                         rand_like, randn_like, full_like, randint_like, randperm, normal, bernoulli, multinomial,
                         rand, randn, randint)
 from ._random import default_generator  # noqa: F401
-from ._functions import *  # noqa: F401,F403
-from ._functions import (no_grad, enable_grad, set_grad_enabled, inference_mode, manual_seed, seed,  # noqa: F401
-                         Generator, where)
 
 _C._set_size_class(Size)
 _C._set_device_object(device("cpu"))
@@ -51,8 +48,16 @@ for _name in _exported:
 absolute = abs  # noqa: F821
 del _name
 
-from . import autograd, debug, nn, optim, utils  # noqa: E402,F401
-from .nn import functional as _nnf  # noqa: E402
+# The torch.* functions written in Python; after the C++ ones, since torch.round(decimals=) replaces _C.round.
+from .functional import *  # noqa: E402,F401,F403
+
+from . import autograd, debug, functional, nn, optim, special, utils  # noqa: E402,F401
+
+# The fusion lab, also callable as torch.trace (see trace.py). Imported by name, not `from . import trace`,
+# which would find the function `trace` already bound here and not load the module.
+import importlib as _importlib  # noqa: E402
+_importlib.import_module(".trace", __name__)
+del _importlib
 
 __version__ = "0.1.0"
 
@@ -90,32 +95,3 @@ class backends:  # noqa: N801
     class cudnn:  # noqa: N801
         deterministic = False
         benchmark = False
-
-from . import _sorting  # noqa: E402
-from ._sorting import (sort, argsort, msort, topk, kthvalue, median, unique, bincount, searchsorted,  # noqa: E402,F401
-                       bucketize)
-_sorting.install()
-
-# Session 5 (pyD): elementwise math composed from the C++ ops, and torch.special's matching subset.
-from . import _math_extra  # noqa: E402
-from ._math_extra import *  # noqa: E402,F401,F403
-_math_extra.install(Tensor)
-from . import _more  # noqa: E402
-from ._more import *  # noqa: E402,F401,F403
-_more.install(Tensor)
-from . import special  # noqa: E402,F401
-
-
-def round(input, *, decimals=0, out=None):  # noqa: A001
-    """torch.round, with PyTorch 1.13's `decimals` (round(x * 10^d) / 10^d) and out=."""
-    return special.round(input, decimals=decimals, out=out)
-
-
-_round_method = Tensor.round
-
-
-def _tensor_round(self, decimals=0):
-    return _round_method(self) if not decimals else special.round(self, decimals=decimals)
-
-
-Tensor.round = _tensor_round

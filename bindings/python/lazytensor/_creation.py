@@ -1,10 +1,13 @@
-"""Creation functions that need Python-side type inference (tensor, *_like, ...)."""
+"""Creation functions written in Python: tensor and its type inference, *_like, the random
+constructors with generator=, logspace, tril_indices, triu_indices and vander."""
 import builtins
 
 import numpy as np
 
 from . import _C
 from ._C import Tensor
+from ._function_args import _check, _default_float, _dt_name, _is_int, _zeros
+from ._out import _write_out
 from ._random import _numpy_rng, _rng
 
 _np_for = {"bool": np.bool_, "int32": np.int32, "int64": np.int64, "float32": np.float32, "float64": np.float64}
@@ -157,3 +160,96 @@ def multinomial(input, num_samples, replacement=False, generator=None):
     rows = probs.reshape(-1, probs.shape[-1])
     out = [rng.choice(rows.shape[1], size=num_samples, replace=replacement, p=r / r.sum()) for r in rows]
     return tensor(np.array(out).reshape(probs.shape[:-1] + (num_samples,)), dtype=_C.int64)
+
+
+def logspace(start, end, steps, base=10.0, *, out=None, dtype=None, layout=None, device=None, requires_grad=False,
+             pin_memory=False):
+    """base ** (steps points from start to end), computed in float64 on the host (a constant, like linspace)
+    and rounded to dtype. For integer dtypes start and end are truncated first and the powers truncated, as
+    PyTorch."""
+    vals = []
+    for nm, v in (("start", start), ("end", end)):
+        if isinstance(v, Tensor):
+            if v.dim() != 0:
+                raise TypeError("logspace(): argument '{}' must be a Number or a 0-dim tensor, not a tensor of shape "
+                                "{}".format(nm, list(v.shape)))
+            v = v.item()  # a host value, as PyTorch reads it
+        vals.append(v)
+    start, end = vals
+    if not _is_int(steps):
+        raise TypeError("logspace(): argument 'steps' must be int, not {}".format(type(steps).__name__))
+    if steps < 0:
+        raise RuntimeError("logspace: number of steps must be non-negative (got {})".format(steps))
+    dt = _default_float() if dtype is None else _C._to_dtype(dtype)
+    if out is not None and dtype is None:
+        dt = out.dtype
+    if dt == _C.bool:
+        raise RuntimeError("logspace: \"logspace_cpu\" not implemented for 'Bool'")
+    if not dt.is_floating_point:
+        start, end = builtins.int(start), builtins.int(end)
+    start, end = builtins.float(start), builtins.float(end)
+    i = np.arange(steps, dtype=np.float64)
+    step = (end - start) / (steps - 1) if steps > 1 else 0.0
+    # from both ends towards the middle, so the last point is exactly `end`
+    exps = np.where(i < steps // 2, start + step * i, end - step * (steps - 1 - i)) if steps > 1 else i + start
+    with np.errstate(all="ignore"):
+        v = np.power(builtins.float(base), exps)
+        if not dt.is_floating_point:
+            v = np.trunc(v)
+        arr = v.astype(repr(dt).replace("torch.", ""))
+    result = _C.from_numpy(np.ascontiguousarray(arr))
+    if requires_grad:
+        result.requires_grad_(True)
+    if out is not None:
+        return _write_out("logspace", result, out)
+    return result
+
+
+def _tri_indices(name, row, col, offset, dtype, lower):
+    for nm, v in (("row", row), ("col", col), ("offset", offset)):
+        if not _is_int(v):
+            raise TypeError("{}(): argument '{}' must be int, not {}".format(name, nm, type(v).__name__))
+    if row < 0:
+        raise RuntimeError("{}: row must be non-negative, got{}".format(name, row))
+    if col < 0:
+        raise RuntimeError("{}: col must be non-negative, got{}".format(name, col))
+    dt = _C._to_dtype(dtype)
+    if dt not in (_C.int32, _C.int64):
+        raise RuntimeError("{}: \"{}\" not implemented for '{}'".format(name, name, _dt_name(dt)))
+    r, c = np.tril_indices(row, offset, col) if lower else np.triu_indices(row, offset, col)
+    arr = np.stack([r, c]).astype(np.int64 if dt == _C.int64 else np.int32).reshape(2, -1)
+    return _C.from_numpy(np.ascontiguousarray(arr))
+
+
+def tril_indices(row, col, offset=0, *, dtype=_C.int64, device=None, layout=None):
+    """The (row, col) coordinates of the lower triangle (on and below the offset diagonal), row-major: a
+    constant computed on the host."""
+    return _tri_indices("tril_indices", row, col, offset, dtype, True)
+
+
+def triu_indices(row, col, offset=0, *, dtype=_C.int64, device=None, layout=None):
+    return _tri_indices("triu_indices", row, col, offset, dtype, False)
+
+
+def vander(x, N=None, increasing=False):
+    """Columns x**0, x**1, ... x**(N-1) (reversed unless increasing), by a cumulative product as PyTorch, so
+    integers are exact; integer and bool inputs give int64."""
+    _check("vander", x, "x", 1)
+    if x.dim() != 1:
+        raise RuntimeError("vander: x must be a one-dimensional tensor (got shape {}).".format(list(x.shape)))
+    n = x.shape[0]
+    if N is None:
+        N = n
+    if not _is_int(N):
+        raise TypeError("vander(): argument 'N' must be int, not {}".format(type(N).__name__))
+    if N < 0:
+        raise RuntimeError("vander: N must be non-negative (got {}).".format(N))
+    dt = x.dtype if x.dtype.is_floating_point else _C.int64
+    xv = x.to(dt)
+    if N == 0:
+        return _zeros([n, 0], dt) + xv.reshape(n, 1).narrow(1, 0, 0)
+    cols = [_C.ones(n, 1, dtype=dt)]
+    if N > 1:
+        cols.append(xv.reshape(n, 1).expand(n, N - 1).cumprod(1))
+    r = _C.cat(cols, 1)
+    return r if increasing else r.flip(1)

@@ -19,6 +19,7 @@ import random as _pyrandom
 import numpy as np
 
 from . import _C
+from ._size import device
 
 # torch.Generator's seed before any manual_seed (c10::default_rng_seed_val).
 _DEFAULT_SEED = 67280421310721
@@ -34,7 +35,6 @@ class Generator:
 
     @property
     def device(self):
-        from ._size import device
         return device("cpu")
 
     def _state(self):
@@ -56,8 +56,7 @@ class Generator:
         return self._state()[0]
 
     def get_state(self):
-        from ._creation import tensor
-        return tensor(list(self._state()), dtype=_C.int64)
+        return _C.from_numpy(np.array(self._state(), dtype=np.int64))
 
     def set_state(self, new_state):
         if not isinstance(new_state, _C.Tensor) or tuple(new_state.shape) != (2,) or new_state.dtype != _C.int64:

@@ -1,5 +1,5 @@
 """The sort family (PyTorch 1.13): sort, argsort, msort, topk, kthvalue, median, unique, bincount,
-searchsorted, bucketize, and their Tensor methods.
+searchsorted and bucketize.
 
 Lazy formulation (no sync, differentiable values): the stable rank of every element along `dim` is a
 fused compare-and-sum reduction over a broadcast [..., n, n]:
@@ -25,6 +25,7 @@ import numpy as np
 
 from . import _C
 from ._C import Tensor
+from ._creation import tensor
 
 __all__ = ["sort", "argsort", "msort", "topk", "kthvalue", "median", "unique", "bincount", "searchsorted",
            "bucketize"]
@@ -256,7 +257,6 @@ def bincount(input, weights=None, minlength=0):
 def _as_values(v, like):
     if isinstance(v, Tensor):
         return v, False
-    from ._creation import tensor
     return tensor(v, dtype=like.dtype), True
 
 
@@ -308,44 +308,3 @@ def bucketize(input, boundaries, *, out_int32=False, right=False):
             boundaries.dim()))
     vals, _ = _as_values(input, boundaries)
     return _count_before(boundaries.detach(), vals.detach(), right, out_int32)
-
-
-# ---- Tensor methods
-def _m_sort(self, dim=-1, descending=False, *, stable=False):
-    return sort(self, dim, descending, stable=stable)
-
-
-def _m_argsort(self, dim=-1, descending=False, *, stable=False):
-    return argsort(self, dim, descending, stable=stable)
-
-
-def _m_msort(self):
-    return msort(self)
-
-
-def _m_topk(self, k, dim=-1, largest=True, sorted=True):
-    return topk(self, k, dim, largest, sorted)
-
-
-def _m_kthvalue(self, k, dim=-1, keepdim=False):
-    return kthvalue(self, k, dim, keepdim)
-
-
-def _m_median(self, dim=None, keepdim=False):
-    return median(self, dim, keepdim)
-
-
-def _m_unique(self, sorted=True, return_inverse=False, return_counts=False, dim=None):
-    return unique(self, sorted, return_inverse, return_counts, dim)
-
-
-def _m_bincount(self, weights=None, minlength=0):
-    return bincount(self, weights, minlength)
-
-
-def install():
-    for name, f in (("sort", _m_sort), ("argsort", _m_argsort), ("msort", _m_msort), ("topk", _m_topk),
-                    ("kthvalue", _m_kthvalue), ("median", _m_median), ("unique", _m_unique),
-                    ("bincount", _m_bincount)):
-        if not hasattr(Tensor, name):
-            setattr(Tensor, name, f)

@@ -1,134 +1,23 @@
-"""Tensor methods written in Python: printing, host conversion and rarely hot ops.
+"""Tensor methods written in Python, and the one place that installs them on the Tensor type.
 
-The Tensor type is lazytensor._C.Tensor itself (operators and hot methods are
-C++); the functions here are attached to that class at import time, so no
-Python wrapper object ever sits between user code and the C++ op.
+The Tensor type is lazytensor._C.Tensor itself (operators and hot methods are C++); the functions here
+are attached to that class at import time (install()), so no Python wrapper object ever sits between user
+code and the C++ op. Most are thin forms of the torch.* functions in lazytensor.functional; printing is
+lazytensor._tensor_str. A method is only added where the C++ type has none.
 """
 import builtins
 import math
 
 import numpy as np
 
-from . import _C
+from . import _C, functional
 from ._C import Tensor
+from ._creation import tensor
+from ._pointwise import _as_tensor_like, float_power, floor_divide, remainder, xlogy
+from ._pointwise import round as _round_decimals
 from ._random import _rng
-
-_print_opts = {"precision": 4, "threshold": 1000, "edgeitems": 3, "linewidth": 80, "sci_mode": None}
-
-
-class _Formatter:
-    def __init__(self, values, floating):
-        self.floating = floating
-        self.int_mode = True
-        self.sci_mode = False
-        self.max_width = 1
-        prec = _print_opts["precision"]
-        if not floating:
-            for v in values:
-                self.max_width = max(self.max_width, len(str(v)))
-            return
-        finite = values[np.isfinite(values)]
-        nonzero = np.abs(finite[finite != 0])
-        if nonzero.size == 0:
-            self.max_width = max(self.max_width, 2)  # "0."
-            return
-        lo, hi = float(nonzero.min()), float(nonzero.max())
-        self.int_mode = bool(np.all(nonzero == np.ceil(nonzero)))
-        if self.int_mode:
-            if hi / lo > 1000.0 or hi > 1.0e8:
-                self.sci_mode = True
-                fmt = "{:.%de}" % prec
-            else:
-                fmt = "{:.0f}."
-        else:
-            if hi / lo > 1000.0 or hi > 1.0e8 or lo < 1.0e-4:
-                self.sci_mode = True
-                fmt = "{:.%de}" % prec
-            else:
-                fmt = "{:.%df}" % prec
-        if _print_opts["sci_mode"] is not None:
-            self.sci_mode = _print_opts["sci_mode"]
-            if self.sci_mode:
-                fmt = "{:.%de}" % prec
-        for v in finite:
-            self.max_width = max(self.max_width, len(fmt.format(float(v))))
-
-    def format(self, v):
-        if self.floating:
-            v = float(v)
-            prec = _print_opts["precision"]
-            if not math.isfinite(v):
-                s = str(v)
-            elif self.sci_mode:
-                s = ("{:.%de}" % prec).format(v)
-            elif self.int_mode:
-                s = "{:.0f}.".format(v)
-            else:
-                s = ("{:.%df}" % prec).format(v)
-        elif isinstance(v, (np.bool_, builtins.bool)):
-            s = "True" if v else "False"
-        else:
-            s = str(v)
-        return " " * (self.max_width - len(s)) + s
-
-
-def _summarized(arr, edge):
-    if arr.ndim == 0:
-        return arr.reshape(1)
-    if arr.shape[0] > 2 * edge:
-        parts = [arr[:edge], arr[-edge:]]
-    else:
-        parts = [arr]
-    out = [(_summarized(p[i], edge) if p.ndim > 1 else p[i:i + 1]) for p in parts for i in range(p.shape[0])]
-    return np.concatenate([o.reshape(-1) for o in out]) if out else arr.reshape(-1)
-
-
-def _str_rec(arr, indent, fmt, summarize):
-    edge = _print_opts["edgeitems"]
-    if arr.ndim == 0:
-        return fmt.format(arr.item())
-    if arr.ndim == 1:
-        n = arr.shape[0]
-        if summarize and n > 2 * edge:
-            items = [fmt.format(v) for v in arr[:edge]] + [" ..."] + [fmt.format(v) for v in arr[-edge:]]
-        else:
-            items = [fmt.format(v) for v in arr]
-        per_line = max(1, (_print_opts["linewidth"] - indent) // (fmt.max_width + 2))
-        lines = [", ".join(items[i:i + per_line]) for i in range(0, len(items), per_line)]
-        return "[" + (",\n" + " " * (indent + 1)).join(lines) + "]"
-    n = arr.shape[0]
-    if summarize and n > 2 * edge:
-        rows = [_str_rec(arr[i], indent + 1, fmt, summarize) for i in range(edge)] + ["..."] + [
-            _str_rec(arr[i], indent + 1, fmt, summarize) for i in range(n - edge, n)]
-    else:
-        rows = [_str_rec(arr[i], indent + 1, fmt, summarize) for i in range(n)]
-    return "[" + ("," + "\n" * (arr.ndim - 1) + " " * (indent + 1)).join(rows) + "]"
-
-
-def _repr(self, prefix="tensor("):
-    arr = _C._to_numpy(self)
-    dt = self.dtype
-    floating = dt.is_floating_point
-    indent = len(prefix)
-    suffixes = []
-    if arr.size == 0:
-        body = "[]"
-        if arr.ndim != 1:
-            suffixes.append("size=" + str(tuple(arr.shape)))
-    else:
-        summarize = arr.size > _print_opts["threshold"]
-        vals = _summarized(arr, _print_opts["edgeitems"]) if summarize else arr.reshape(-1)
-        fmt = _Formatter(vals, floating)
-        body = _str_rec(arr, indent, fmt, summarize)
-    # PyTorch leaves out the dtype its values already show, but not for an empty tensor (no values).
-    if dt != _C.float32 and (arr.size == 0 or dt not in (_C.int64, _C.bool)):
-        suffixes.append("dtype=" + repr(dt))
-    if self.requires_grad:
-        if self.is_leaf:
-            suffixes.append("requires_grad=True")
-        else:
-            suffixes.append("grad_fn=<LazyBackward>")
-    return prefix + body + "".join(", " + s for s in suffixes) + ")"
+from ._sorting import argsort, bincount, kthvalue, median, msort, sort, topk, unique
+from ._tensor_str import _repr
 
 
 def _tolist(self):
@@ -191,23 +80,19 @@ def _rebuild(arr, requires_grad, cls):
 
 
 def _floor_divide(a, b):
-    from . import _functions
-    return _functions.floor_divide(a, b)
+    return floor_divide(a, b)
 
 
 def _remainder(a, b):
-    from . import _functions
-    return _functions.remainder(a, b)
+    return remainder(a, b)
 
 
 def _rfloordiv(self, other):
-    from . import _functions
-    return _functions.floor_divide(_functions._as_tensor_like(other, self), self)
+    return floor_divide(_as_tensor_like(other, self), self)
 
 
 def _rmod(self, other):
-    from . import _functions
-    return _functions.remainder(_functions._as_tensor_like(other, self), self)
+    return remainder(_as_tensor_like(other, self), self)
 
 
 def _addcmul(self, t1, t2, value=1):
@@ -251,7 +136,6 @@ def _new_full(self, size, fill_value, dtype=None, device=None, requires_grad=Fal
 
 
 def _new_tensor(self, data, dtype=None, device=None, requires_grad=False):
-    from ._creation import tensor
     return tensor(data, dtype=dtype or self.dtype, requires_grad=requires_grad)
 
 
@@ -386,7 +270,87 @@ def _abs_(self):
     return self._inplace(self.abs(), "abs_")
 
 
+def _m_sort(self, dim=-1, descending=False, *, stable=False):
+    return sort(self, dim, descending, stable=stable)
+
+
+def _m_argsort(self, dim=-1, descending=False, *, stable=False):
+    return argsort(self, dim, descending, stable=stable)
+
+
+def _m_msort(self):
+    return msort(self)
+
+
+def _m_topk(self, k, dim=-1, largest=True, sorted=True):
+    return topk(self, k, dim, largest, sorted)
+
+
+def _m_kthvalue(self, k, dim=-1, keepdim=False):
+    return kthvalue(self, k, dim, keepdim)
+
+
+def _m_median(self, dim=None, keepdim=False):
+    return median(self, dim, keepdim)
+
+
+def _m_unique(self, sorted=True, return_inverse=False, return_counts=False, dim=None):
+    return unique(self, sorted, return_inverse, return_counts, dim)
+
+
+def _m_bincount(self, weights=None, minlength=0):
+    return bincount(self, weights, minlength)
+
+
+def _float_power_(self, exponent):
+    if self.dtype != _C.float64:
+        raise RuntimeError("the base given to float_power_ has dtype {} but the operation's result requires "
+                           "dtype Double".format(repr(self.dtype).replace("torch.", "").capitalize()))
+    return self._inplace(float_power(self, exponent), "float_power_")
+
+
+def method(fn, name=None):
+    """fn(self, ...) as a Tensor method called `name` (fn's own name by default)."""
+    def m(self, *args, **kwargs):
+        return fn(self, *args, **kwargs)
+    m.__name__ = name or fn.__name__
+    m.__doc__ = fn.__doc__
+    return m
+
+
+def inplace(fn, name):
+    """The in-place Tensor method `name`: self takes fn(self, ...)'s value."""
+    def m(self, *args, **kwargs):
+        return self._inplace(fn(self, *args, **kwargs), name)
+    m.__name__ = name
+    return m
+
+
+_round_method = Tensor.round  # the C++ method, before install() replaces it
+
+
+def _tensor_round(self, decimals=0):
+    return _round_method(self) if not decimals else _round_decimals(self, decimals=decimals)
+
+
+# Tensor methods PyTorch has for the functions in _pointwise, and which of them have no in-place form.
+_POINTWISE_METHODS = ["erfc", "sinh", "cosh", "tan", "asinh", "acosh", "atanh", "atan", "asin", "acos", "atan2",
+                      "hypot", "logaddexp", "logaddexp2", "exp2", "sgn", "nan_to_num", "isinf", "isposinf",
+                      "isneginf", "signbit", "copysign", "heaviside", "logit", "xlogy", "float_power", "positive",
+                      "rad2deg", "deg2rad", "sinc", "arcsinh", "arccosh", "arctanh", "arctan", "arcsin", "arccos",
+                      "arctan2"]
+_POINTWISE_NO_INPLACE = ["isinf", "isposinf", "isneginf", "signbit", "positive", "heaviside", "logaddexp",
+                         "logaddexp2", "float_power"]
+# Tensor methods PyTorch has for the reshaping, linalg, indexing and reduction functions, and in-place forms.
+_FUNCTION_METHODS = ["ravel", "fliplr", "flipud", "hsplit", "vsplit", "dsplit", "tensor_split", "diagonal", "trace",
+                     "inner", "ger", "vdot", "nansum", "nanmean", "count_nonzero", "take", "take_along_dim",
+                     "index_fill", "index_copy", "scatter", "fmax", "fmin", "ldexp", "rot90", "cov", "isreal",
+                     "diag_embed", "argwhere", "select_scatter", "slice_scatter"]
+_FUNCTION_INPLACE = ["index_fill", "index_copy", "scatter", "ldexp"]
+
+
 def install():
+    """Attach every method written in Python to the C++ Tensor type (once, at import)."""
     T = Tensor
     T.__repr__ = _repr
     T.__str__ = _repr
@@ -445,22 +409,32 @@ def install():
             setattr(T, name + "_", _inplace_of(name))
     T.clip_ = T.clamp_
     T.absolute = T.abs
-    _install_session5(T)
-
-
-def _install_session5(T):
-    """Tensor methods over the torch.* functions added in session 5 (lazytensor._functions)."""
-    from . import _functions as f
-
-    def method(fn):
-        def m(self, *args, **kwargs):
-            return fn(self, *args, **kwargs)
-        m.__name__ = fn.__name__
-        return m
+    # Methods over torch.* functions written in Python, where the C++ type has none.
     for name in ("addmm", "baddbmm", "addbmm", "addmv", "mv", "trunc", "fix", "frac", "fmod", "logical_xor",
                  "diff", "roll", "tile", "movedim", "moveaxis", "kron", "cross", "cumprod"):
         if not hasattr(T, name):
-            setattr(T, name, method(getattr(f, name)))
+            setattr(T, name, method(getattr(functional, name)))
     for name in ("addmm", "baddbmm", "addbmm", "addmv", "trunc", "fix", "frac", "fmod", "cumprod"):
         if not hasattr(T, name + "_"):
             setattr(T, name + "_", _inplace_of(name))
+    for name, f in (("sort", _m_sort), ("argsort", _m_argsort), ("msort", _m_msort), ("topk", _m_topk),
+                    ("kthvalue", _m_kthvalue), ("median", _m_median), ("unique", _m_unique),
+                    ("bincount", _m_bincount)):
+        if not hasattr(T, name):
+            setattr(T, name, f)
+    for name in _POINTWISE_METHODS:
+        if not hasattr(T, name):
+            setattr(T, name, method(getattr(functional, name)))
+        if name not in _POINTWISE_NO_INPLACE and not hasattr(T, name + "_"):
+            setattr(T, name + "_", inplace(getattr(functional, name), name + "_"))
+    if not hasattr(T, "float_power_"):
+        T.float_power_ = _float_power_
+    if not hasattr(T, "xlogy_"):
+        T.xlogy_ = inplace(xlogy, "xlogy_")
+    for name in _FUNCTION_METHODS:
+        if not hasattr(T, name):
+            setattr(T, name, method(getattr(functional, name), name))
+    for name in _FUNCTION_INPLACE:
+        if not hasattr(T, name + "_"):
+            setattr(T, name + "_", inplace(getattr(functional, name), name + "_"))
+    T.round = _tensor_round

@@ -3,7 +3,9 @@
 Left out: erfcx/ndtr/log_ndtr (not attempted), gamma/Bessel/zeta families, erfinv, ndtri, polygamma.
 """
 from . import _C
-from ._math_extra import erfc, exp2, logit, sinc, xlog1py, xlogy  # noqa: F401
+from ._out import _with_out
+from ._pointwise import erfc, exp2, logit, round, sinc, xlog1py, xlogy  # noqa: F401,A004
+from .nn import functional as _F
 
 
 def expit(input, *, out=None):
@@ -22,29 +24,16 @@ def log1p(input, *, out=None):
     return input.log1p()
 
 
-def round(input, *, decimals=0, out=None):  # noqa: A001
-    """PyTorch's rule: round(x * 10^d) / 10^d, or round(x / 10^-d) * 10^-d for negative d."""
-    if not decimals:
-        return input.round()
-    if decimals > 0:
-        p = 10.0 ** decimals
-        return (input * p).round() / p
-    p = 10.0 ** -decimals
-    return (input / p).round() * p
-
-
 def logsumexp(input, dim, keepdim=False, *, out=None):
     return _C.logsumexp(input, dim, keepdim)
 
 
 def softmax(input, dim, *, dtype=None):
-    from .nn import functional as F
-    return F.softmax(input, dim, dtype=dtype)
+    return _F.softmax(input, dim, dtype=dtype)
 
 
 def log_softmax(input, dim, *, dtype=None):
-    from .nn import functional as F
-    return F.log_softmax(input, dim, dtype=dtype)
+    return _F.log_softmax(input, dim, dtype=dtype)
 
 
 def entr(input, *, out=None):
@@ -56,10 +45,7 @@ def entr(input, *, out=None):
     return _C._where3(x.isnan(), x, r)
 
 
-from ._math_extra import _with_out  # noqa: E402
-
-expit, erf, expm1, log1p, round, logsumexp, entr = (_with_out(f) for f in (  # noqa: A001
-    expit, erf, expm1, log1p, round, logsumexp, entr))
+expit, erf, expm1, log1p, logsumexp, entr = (_with_out(f) for f in (expit, erf, expm1, log1p, logsumexp, entr))
 
 __all__ = ["expit", "logit", "erf", "erfc", "exp2", "expm1", "log1p", "xlogy", "xlog1py", "logsumexp", "softmax",
            "log_softmax", "round", "sinc", "entr"]

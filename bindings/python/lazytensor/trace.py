@@ -10,7 +10,11 @@ and register fusion policies written in Python (docs/fusion-lab.md).
 Dumps come from running a program with LT_DUMP_DIR=dir (and LT_DUMP_INPUTS=1
 to keep the input values beside each trace).
 """
+import sys as _sys
+import types as _types
+
 from . import _C
+from ._linalg import trace as _trace_function
 
 _lab = _C._trace
 
@@ -94,3 +98,16 @@ class Trace:
 
 def load(path):
     return Trace(path)
+
+
+class _CallableModule(_types.ModuleType):
+    """`lazytensor.trace` is both this module and torch.trace: importing a submodule rebinds the package
+    attribute to the module, which would hide torch.trace as soon as anything ran `import lazytensor.trace`.
+    So the module is callable: `lazytensor.trace(x)` is torch.trace, `lazytensor.trace.load(...)` (and
+    `import lazytensor.trace as lab`) the lab, in either order."""
+
+    def __call__(self, input):
+        return _trace_function(input)
+
+
+_sys.modules[__name__].__class__ = _CallableModule

@@ -2,7 +2,7 @@
 import math
 
 from .. import _C
-from .._functions import no_grad
+from ..autograd.grad_mode import no_grad
 
 
 def calculate_gain(nonlinearity, param=None):

@@ -1,11 +1,12 @@
 """nn.Parameter: a Tensor subclass that Modules register as a parameter."""
+from .. import _C
 from .._C import Tensor
+from .._tensor import _rebuild
 
 
 class Parameter(Tensor):
     def __init__(self, data=None, requires_grad=True):
         if data is None:
-            from .. import _C
             data = _C.zeros(0)
         Tensor.__init__(self, data)  # a new slot over the same value
         if requires_grad:
@@ -22,8 +23,6 @@ class Parameter(Tensor):
         return new
 
     def __reduce_ex__(self, proto):
-        from .. import _C
-        from .._tensor import _rebuild
         return (_rebuild, (_C._to_numpy(self), self.requires_grad, Parameter))
 
 

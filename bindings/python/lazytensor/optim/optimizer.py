@@ -8,7 +8,7 @@ from collections import defaultdict
 from copy import deepcopy
 
 from .. import _C
-from .._functions import enable_grad, no_grad
+from ..autograd.grad_mode import enable_grad, no_grad
 
 # Labels of PyTorch's "Invalid <label>: <value>" messages; any other name reads "<name> value".
 _LABELS = {"lr": "learning rate", "eps": "epsilon value"}

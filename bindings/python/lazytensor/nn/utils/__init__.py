@@ -2,7 +2,7 @@
 import math
 
 from ... import _C
-from ..._functions import no_grad
+from ...autograd.grad_mode import no_grad
 
 
 def clip_grad_norm_(parameters, max_norm, norm_type=2.0, error_if_nonfinite=False):
@@ -45,4 +45,4 @@ def vector_to_parameters(vec, parameters):
             n = p.numel()
             p.copy_(vec[offset:offset + n].reshape(p.shape))
             offset += n
-from . import rnn  # noqa: E402,F401  (pad_sequence; session 5 sequence models)
+from . import rnn  # noqa: E402,F401  (pad_sequence, pack_padded_sequence, ...)

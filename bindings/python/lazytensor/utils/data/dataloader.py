@@ -6,6 +6,7 @@ import warnings
 import numpy as np
 
 from ... import _C
+from ..._creation import as_tensor, tensor
 from .dataset import IterableDataset
 from .sampler import BatchSampler, RandomSampler, SequentialSampler, Sampler
 
@@ -14,7 +15,6 @@ _collate_err = "default_collate: batch must contain tensors, numpy arrays, numbe
 
 
 def _as_tensor(x):
-    from ..._creation import as_tensor
     return as_tensor(x)
 
 
@@ -91,12 +91,10 @@ def _collate_numpy_scalar(batch, *, collate_fn_map=None):
 
 
 def _collate_float(batch, *, collate_fn_map=None):
-    from ..._creation import tensor
     return tensor(batch, dtype=_C.float64)
 
 
 def _collate_int(batch, *, collate_fn_map=None):
-    from ..._creation import tensor
     return tensor(batch)
 
 

@@ -5,6 +5,7 @@ import math
 import warnings
 
 from ... import _C
+from ..._creation import randperm, tensor
 from ..._random import default_generator
 
 
@@ -45,7 +46,6 @@ class TensorDataset(Dataset):
         # == default_collate([self[i] for i in indices]): one gather per tensor.
         if type(self).__getitem__ is not TensorDataset.__getitem__:
             return None
-        from ..._creation import tensor
         index = tensor(list(indices), dtype=_C.int64)
         return [t[index] for t in self.tensors]
 
@@ -124,7 +124,6 @@ class ChainDataset(IterableDataset):
 
 def random_split(dataset, lengths, generator=default_generator):
     """Splits `dataset` into non-overlapping Subsets of the given lengths (or fractions summing to 1)."""
-    from ..._creation import randperm
     if math.isclose(sum(lengths), 1) and sum(lengths) <= 1:
         subset_lengths = []
         for i, frac in enumerate(lengths):

@@ -1,0 +1,72 @@
+"""dtype queries: the default floating dtype, finfo and iinfo."""
+import builtins
+
+import numpy as np
+
+from . import _C
+
+
+def get_default_dtype():
+    return _C.float32
+
+
+def set_default_dtype(d):
+    if _C._to_dtype(d) != _C.float32:
+        raise NotImplementedError("lazytensor's default dtype is float32")
+
+
+class finfo:
+    """Machine limits of a floating dtype (float32, float64), as torch.finfo."""
+
+    def __init__(self, type=None):
+        d = _C.float32 if type is None else type
+        if not isinstance(d, _C.dtype) or not d.is_floating_point:
+            raise TypeError("torch.finfo() requires a floating point input type. Use torch.iinfo to handle "
+                            "'torch.finfo'")
+        name = repr(d).replace("torch.", "")
+        info = np.finfo(getattr(np, name))
+        self.bits = builtins.int(info.bits)
+        self.eps = builtins.float(info.eps)
+        self.max = builtins.float(info.max)
+        self.min = builtins.float(info.min)
+        self.tiny = builtins.float(info.tiny)
+        self.smallest_normal = self.tiny
+        self.resolution = 10.0 ** -builtins.int(info.precision)
+        self.dtype = name
+
+    def __eq__(self, other):
+        return isinstance(other, finfo) and self.dtype == other.dtype
+
+    __hash__ = None
+
+    def __repr__(self):
+        return ("finfo(resolution={:g}, min={:g}, max={:g}, eps={:g}, smallest_normal={:g}, tiny={:g}, "
+                "dtype={})".format(self.resolution, self.min, self.max, self.eps, self.smallest_normal, self.tiny,
+                                   self.dtype))
+
+
+class iinfo:
+    """Machine limits of an integer dtype (int32, int64), as torch.iinfo."""
+
+    def __init__(self, type):
+        if not isinstance(type, _C.dtype):
+            raise TypeError("torch.iinfo() requires an integer input type, got {}".format(builtins.type(type)))
+        name = repr(type).replace("torch.", "")
+        if type == _C.bool:
+            raise TypeError("torch.bool is not supported by torch.iinfo")
+        if type.is_floating_point:
+            raise TypeError("torch.iinfo() requires an integer input type. Use torch.finfo to handle 'torch.iinfo'")
+        info = np.iinfo(getattr(np, name))
+        self.bits = builtins.int(info.bits)
+        self.max = builtins.int(info.max)
+        self.min = builtins.int(info.min)
+        self.dtype = name
+
+    def __eq__(self, other):
+        return isinstance(other, iinfo) and self.dtype == other.dtype
+
+    __hash__ = None
+
+    def __repr__(self):
+        return "iinfo(min={:g}, max={:g}, dtype={})".format(builtins.float(self.min), builtins.float(self.max),
+                                                              self.dtype)

@@ -1,0 +1,332 @@
+"""Index-taking torch.* functions: take, take_along_dim, index_fill, index_copy, scatter, select_scatter,
+slice_scatter, argwhere, isin and unravel_index.
+
+They leave the bounds check to the gather/index_add/scatter_add they are built on: an out-of-range index
+raises that op's IndexError or RuntimeError when the result is computed (at a sync), not at the call.
+"""
+import builtins
+
+import numpy as np
+
+from . import _C
+from ._C import Tensor
+from ._creation import tensor
+from ._function_args import _along, _broadcast_shape, _check, _dt_name, _is_int, _where, _wrap, _zeros
+from ._out import _with_out
+
+
+def _long_index(name, index, what="index"):
+    _check(name, index, what, 2)
+    if index.dtype != _C.int64:
+        raise RuntimeError("{}(): Expected a long tensor for {}, but got {}".format(name, what,
+                                                                                  _dt_name(index.dtype)))
+
+
+def take(input, index):
+    """input treated as 1-D, read at index (negative indices count from the end); the result has index's shape."""
+    _check("take", input)
+    _long_index("take", index)
+    n = input.numel()
+    flat = input.reshape(-1)
+    i = _where(index < 0, index + n, index).reshape(-1)
+    return flat.index_select(0, i).reshape(index.shape)
+
+
+def take_along_dim(input, indices, dim=None):
+    _check("take_along_dim", input)
+    _check("take_along_dim", indices, "indices", 2)
+    if indices.dtype != _C.int64:
+        raise RuntimeError("torch.take_along_dim(): dtype of indices should be Long but got {}".format(
+            _dt_name(indices.dtype)))
+    if dim is None:
+        return input.reshape(-1).gather(0, indices.reshape(-1))
+    if input.dim() != indices.dim():
+        raise RuntimeError("torch.take_along_dim(): input and indices should have the same number of dimensions, "
+                           "but got {} dimensions for input, and {} dimensions for indices".format(
+                               input.dim(), indices.dim()))
+    d = _wrap(dim, input.dim(), "take_along_dim")
+    si, sx = list(input.shape), list(indices.shape)
+    a, b = si[:d] + si[d + 1:], sx[:d] + sx[d + 1:]
+    rest = list(_broadcast_shape("take_along_dim", a, b))
+    x_shape = rest[:d] + [si[d] if si else 1] + rest[d:]
+    i_shape = rest[:d] + [sx[d] if sx else 1] + rest[d:]
+    x = input if si == x_shape else input.expand(*x_shape)
+    i = indices if sx == i_shape else indices.expand(*i_shape)
+    return x.gather(d, i)
+
+
+def _hits(index, n):
+    """A bool [n]: which of 0..n-1 appear in the 1-D long index (out-of-range entries raise at the sync)."""
+    counts = _zeros([n], _C.int32).index_add(0, index, _C.ones(index.shape[0], dtype=_C.int32))
+    return counts > 0
+
+
+def index_fill(input, dim, index, value):
+    """input with the entries at `index` along dim set to value (negative indices count from the end)."""
+    _check("index_fill", input)
+    nd = input.dim()
+    d = _wrap(dim, nd, "index_fill")
+    _check("index_fill", index, "index", 3)
+    if index.dtype != _C.int64:
+        raise IndexError("index_fill_(): Expected dtype int64 for index.")
+    if index.dim() > 1:
+        raise RuntimeError("index_fill_(): Index has to be a vector/scalar (got shape {})".format(list(index.shape)))
+    if isinstance(value, Tensor):
+        if value.dim() != 0:
+            raise RuntimeError("index_fill_ only supports a 0-dimensional value tensor, but got tensor with {} "
+                               "dimension(s).".format(value.dim()))
+        v = value.to(input.dtype)
+    elif isinstance(value, (builtins.bool, builtins.int, builtins.float, np.number, np.bool_)):
+        v = tensor(value).to(input.dtype)  # 2.7 into an integer tensor is 2, as PyTorch
+    else:
+        raise TypeError("index_fill(): argument 'value' must be Number or Tensor, not {}".format(
+            type(value).__name__))
+    n = input.shape[d] if nd else 1
+    idx = index.reshape(-1)
+    idx = _where(idx < 0, idx + n, idx)
+    mask = _hits(idx, n)
+    if nd == 0:
+        return _where(mask.reshape(()), v, input)
+    return _where(_along(mask, d, nd), v, input)
+
+
+def _added_into_zeros(x, op, d, idx, src):
+    """zeros like x with src added at idx along d by `op` (index_add or scatter_add); bool as any-true."""
+    if x.dtype == _C.bool:
+        return getattr(_zeros(x.shape, _C.int32), op)(d, idx, src.to(_C.int32)) != 0
+    return getattr(_zeros(x.shape, x.dtype), op)(d, idx, src)
+
+
+def index_copy(input, dim, index, source):
+    """input with the slices at `index` along dim replaced by source's slices. Duplicate indices add their
+    slices (PyTorch keeps one of them, which one is unspecified)."""
+    _check("index_copy", input)
+    _check("index_copy", index, "index", 3)
+    _check("index_copy", source, "source", 4)
+    nd = input.dim()
+    d = _wrap(dim, nd, "index_copy")
+    if index.dim() > 1:
+        raise IndexError("index_copy_(): Index should have dimension 1 or 0 (got {})".format(index.dim()))
+    k = index.numel()
+    if source.dim() == 0 and k != 1:
+        raise IndexError("index_copy_(): When source is scalar, index should have one element (got {})".format(k))
+    if source.dim() != nd and source.dim() != 0 and nd != 0:
+        raise IndexError("index_copy_(): When source and destination are not scalars, their dimensionality must "
+                         "match. Source dimensionality ({}), destination dimensionality ({})".format(source.dim(), nd))
+    if index.dtype != _C.int64:
+        raise RuntimeError("index_copy_(): Expected a long tensor for index, but got {}".format(_dt_name(index.dtype)))
+    if input.dtype != source.dtype:
+        raise RuntimeError("index_copy_(): self and source expected to have the same dtype, but got (self) {} and "
+                           "(source) {}".format(_dt_name(input.dtype), _dt_name(source.dtype)))
+    self_slice = [s for j, s in enumerate(input.shape) if j != d]
+    src_slice = [s for j, s in enumerate(source.shape) if j != d]
+    if self_slice != src_slice:
+        raise RuntimeError("index_copy_(): Source/destination tensor must have same slice shapes. Destination slice "
+                           "shape: {} and source slice shape: {} (dim {}; shapes {} and {})".format(
+                               self_slice, src_slice, d, list(input.shape), list(source.shape)))
+    if source.dim() > 0 and source.shape[d] != k:
+        raise IndexError("index_copy_(): Number of indices ({}) should be equal to source.size(dim) ({})".format(
+            k, source.shape[d]))
+    x = input if nd > 0 else input.reshape(1)
+    src = source.reshape([k] + [1] * (x.dim() - 1)) if source.dim() == 0 or nd == 0 else source
+    idx = index.reshape(-1)
+    mask = _along(_hits(idx, x.shape[d]), d, x.dim())
+    out = _where(mask, _added_into_zeros(x, "index_add", d, idx, src), x)
+    return out if nd > 0 else out.reshape(())
+
+
+_NO_VALUE = object()
+
+
+def scatter(input, dim, index, src=_NO_VALUE, value=_NO_VALUE, *, reduce=None):
+    """out[..., index[i][j], ...] = src[i][j] (or value) along dim, input elsewhere. Duplicate indices with
+    src add the values (PyTorch keeps one of them, which one is unspecified); with value they are exact."""
+    _check("scatter", input)
+    _check("scatter", index, "index", 3)
+    if reduce is not None:
+        raise NotImplementedError("scatter(reduce={!r}) is not supported by lazytensor; use scatter_add (for 'add') "
+                                  "or compose the reduction".format(reduce))
+    if src is not _NO_VALUE and value is not _NO_VALUE:
+        raise TypeError("scatter(): pass either src or value, not both")
+    if src is _NO_VALUE and value is _NO_VALUE:
+        raise TypeError("scatter(): missing the src (Tensor) or value (Number) argument")
+    if src is _NO_VALUE:
+        src = None
+    elif isinstance(src, Tensor):
+        value = None
+    else:  # scatter(input, dim, index, 2.5): the fourth positional argument is the value
+        src, value = None, src
+    if value is not None and (isinstance(value, Tensor) or
+                              not isinstance(value, (builtins.bool, builtins.int, builtins.float, np.number))):
+        raise TypeError("scatter(): argument 'value' must be Number, not {}".format(type(value).__name__))
+    nd = input.dim()
+    d = _wrap(dim, nd, "scatter")
+    if index.dtype != _C.int64:
+        raise RuntimeError("scatter(): Expected dtype int64 for index (got {})".format(_dt_name(index.dtype)))
+    if index.dim() != nd and not (index.dim() <= 1 and nd <= 1):
+        raise RuntimeError("scatter(): Index tensor must have the same number of dimensions as self tensor (index "
+                           "shape {}, self shape {})".format(list(index.shape), list(input.shape)))
+    if src is not None:
+        if 1 <= src.dim() < index.dim():  # (PyTorch's check reads src.size(d) first: an IndexError)
+            raise IndexError("scatter(): Dimension out of range: src of shape {} has fewer dimensions than index of "
+                             "shape {}".format(list(src.shape), list(index.shape)))
+        if src.dim() != index.dim() and not (src.dim() <= 1 and index.dim() <= 1):
+            raise RuntimeError("scatter(): Index tensor must have the same number of dimensions as src tensor (index "
+                               "shape {}, src shape {})".format(list(index.shape), list(src.shape)))
+        if src.dtype != input.dtype:
+            raise RuntimeError("scatter(): Expected self.dtype to be equal to src.dtype (got {} and {})".format(
+                _dt_name(input.dtype), _dt_name(src.dtype)))
+    x = input.reshape(1) if nd == 0 else input
+    idx = index.reshape(1) if index.dim() == 0 else index
+    s = None if src is None else (src.reshape(1) if src.dim() == 0 else src)
+    for j in range(x.dim()):
+        too_big = (j != d and idx.shape[j] > x.shape[j]) or (s is not None and idx.shape[j] > s.shape[j])
+        if too_big:
+            extra = "" if s is None else " and to be smaller size than src {}".format(list(src.shape))
+            raise RuntimeError("scatter(): Expected index {} to be smaller than self {} apart from dimension "
+                               "{}{}".format(list(index.shape), list(input.shape), d, extra))
+    if idx.numel() == 0:
+        return input.clone()
+    hits = _zeros(x.shape, _C.int32).scatter_add(d, idx, _C.ones(*idx.shape, dtype=_C.int32)) > 0
+    if s is None:
+        out = _where(hits, tensor(value).to(x.dtype), x)
+    else:
+        for j in range(s.dim()):
+            if s.shape[j] != idx.shape[j]:
+                s = s.narrow(j, 0, idx.shape[j])
+        out = _where(hits, _added_into_zeros(x, "scatter_add", d, idx, s), x)
+    return out if nd > 0 else out.reshape(())
+
+
+def select_scatter(input, src, dim, index):
+    """input with input.select(dim, index) replaced by src (cast to input's dtype)."""
+    _check("select_scatter", input)
+    _check("select_scatter", src, "src", 2)
+    nd = input.dim()
+    if nd == 0:
+        raise IndexError("select_scatter(): select() cannot be applied to a 0-dim tensor.")
+    d = _wrap(dim, nd, "select_scatter")
+    n = input.shape[d]
+    if not _is_int(index):
+        raise TypeError("select_scatter(): argument 'index' must be int, not {}".format(type(index).__name__))
+    if not -n <= index < n:
+        raise IndexError("select_scatter(): index {} out of range for tensor of size {} at dimension {}".format(
+            index, list(input.shape), d))
+    slice_shape = list(input.shape[:d]) + list(input.shape[d + 1:])
+    if list(src.shape) != slice_shape:
+        raise RuntimeError("select_scatter: expected src to have a size equal to the slice of self. src size = {}, "
+                           "slice size = {}".format(list(src.shape), slice_shape))
+    mask = _along(_C.arange(n) == index % n, d, nd)
+    return _where(mask, src.to(input.dtype).unsqueeze(d), input)
+
+
+def slice_scatter(input, src, dim=0, start=None, end=None, step=1):
+    """input with input[start:end:step] along dim replaced by src (cast to input's dtype)."""
+    _check("slice_scatter", input)
+    _check("slice_scatter", src, "src", 2)
+    nd = input.dim()
+    d = _wrap(dim, nd, "slice_scatter")
+    if nd == 0:
+        raise IndexError("slice_scatter(): slice() cannot be applied to a 0-dim tensor.")
+    for nm, v in (("start", start), ("end", end), ("step", step)):
+        if v is not None and not _is_int(v):
+            raise TypeError("slice_scatter(): argument '{}' must be int, not {}".format(nm, type(v).__name__))
+    if step is None:
+        step = 1
+    if step <= 0:
+        raise RuntimeError("slice_scatter: slice step must be positive (got {})".format(step))
+    n = input.shape[d]
+    s, e, _ = slice(start, end, step).indices(n)
+    k = len(range(s, e, step))
+    slice_shape = list(input.shape)
+    slice_shape[d] = k
+    if list(src.shape) != slice_shape:
+        raise RuntimeError("slice_scatter: expected src to have a size equal to the slice of self. src size = {}, "
+                           "slice size = {}".format(list(src.shape), slice_shape))
+    if k == 0:
+        return input.clone()
+    dt = input.dtype
+    placed = src.to(dt)
+    span = (k - 1) * step + 1
+    if step > 1:  # interleave step-1 zeros after each slice, then drop the trailing ones
+        u = placed.unsqueeze(d + 1)
+        zshape = list(u.shape)
+        zshape[d + 1] = step - 1
+        u = _C.cat([u, _zeros(zshape, dt)], d + 1)
+        shape = list(placed.shape)
+        shape[d] = k * step
+        placed = u.reshape(shape).narrow(d, 0, span)
+    parts = []
+    for size in (s, None, n - s - span):
+        if size is None:
+            parts.append(placed)
+        elif size > 0:
+            shape = list(input.shape)
+            shape[d] = size
+            parts.append(_zeros(shape, dt))
+    placed = parts[0] if len(parts) == 1 else _C.cat(parts, d)
+    ar = _C.arange(n)
+    mask = (ar >= s) & (ar < s + span)
+    if step > 1:
+        mask = mask & ((ar - s) % step == 0)
+    return _where(_along(mask, d, nd), placed, input)
+
+
+def argwhere(input):
+    """The indices of the nonzero entries, one row each ([count, input.dim()]). Syncs: the count is data."""
+    _check("argwhere", input)
+    if input.dim() == 0:
+        return input.reshape(1).nonzero()[:, :0]
+    return input.nonzero()
+
+
+def isin(elements, test_elements, *, assume_unique=False, invert=False):
+    """Whether each element equals any of test_elements (compared after type promotion, as PyTorch)."""
+    if not isinstance(elements, Tensor) and not isinstance(test_elements, Tensor):
+        raise TypeError("isin(): at least one of elements and test_elements must be a Tensor, got {} and {}".format(
+            type(elements).__name__, type(test_elements).__name__))
+    for t in (elements, test_elements):
+        if (isinstance(t, Tensor) and t.dtype == _C.bool) or isinstance(t, builtins.bool):
+            raise RuntimeError("isin(): Unsupported input type encountered for isin(): Bool")
+    if isinstance(elements, Tensor):
+        e = elements
+        t = test_elements.reshape(-1) if isinstance(test_elements, Tensor) else test_elements
+        hit = (e.unsqueeze(-1) == t).any(-1) if isinstance(t, Tensor) else e == t
+    else:
+        hit = (test_elements == elements).any()
+    return hit.logical_not() if invert else hit
+
+
+def unravel_index(indices, shape):
+    """Coordinates in `shape` of flat indices (torch.unravel_index of PyTorch 2.2; 1.13 has none): a tuple of
+    int64 tensors shaped like indices. Negative indices count from the end (floor division and modulo)."""
+    if not isinstance(indices, Tensor):
+        raise TypeError("unravel_index(): expected 'indices' to be a Tensor, but got {}".format(
+            type(indices).__name__))
+    if indices.dtype.is_floating_point or indices.dtype == _C.bool:
+        raise TypeError("unravel_index(): expected 'indices' to be integer dtype, but got {}".format(indices.dtype))
+    if _is_int(shape):
+        shape = (shape,)
+    if not isinstance(shape, (list, tuple)) or not builtins.all(_is_int(s) for s in shape):
+        raise TypeError("unravel_index(): expected 'shape' to be int or sequence of ints, but got {!r}".format(shape))
+    shape = [builtins.int(s) for s in shape]
+    if builtins.any(s < 0 for s in shape):
+        raise ValueError("unravel_index(): 'shape' cannot have negative values, but got {}".format(tuple(shape)))
+    if 0 in shape and indices.numel() > 0:
+        raise RuntimeError("unravel_index(): shape {} has no elements, so no index is valid".format(tuple(shape)))
+    idx = indices.to(_C.int64)
+    stride, coords = 1, []
+    for s in reversed(shape):
+        q = idx if stride == 1 else idx // stride
+        coords.append(q % s)
+        stride *= builtins.max(s, 1)
+    return tuple(reversed(coords))
+
+
+# The out= argument, honoured.
+for _n in ("take", "take_along_dim", "index_copy", "isin"):
+    globals()[_n] = _with_out(globals()[_n])
+del _n
+
+__all__ = ["take", "take_along_dim", "index_fill", "index_copy", "scatter", "select_scatter", "slice_scatter",
+           "argwhere", "isin", "unravel_index"]

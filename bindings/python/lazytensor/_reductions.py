@@ -1,0 +1,187 @@
+"""Reductions and scans composed from the C++ ones: nansum, nanmean, count_nonzero, cumprod, cov and
+trapezoid."""
+import builtins
+import warnings
+
+from . import _C
+from ._function_args import (_along, _broadcast_shape, _check, _default_float, _dt_name, _reduce_dims, _where,
+                             _wrap, _zeros)
+from ._out import _with_out
+
+
+def nansum(input, dim=None, keepdim=False, *, dtype=None):
+    """sum treating NaN as 0 (and a zero gradient there, as PyTorch)."""
+    _check("nansum", input)
+    dims = _reduce_dims("nansum", dim, input.dim())
+    x = input
+    if dtype is not None:
+        dtype = _C._to_dtype(dtype)
+        if x.dtype.is_floating_point and not dtype.is_floating_point:
+            raise RuntimeError("nansum: \"nansum_cpu\" not implemented for '{}'".format(_dt_name(dtype)))
+        x = x.to(dtype)
+    if x.dtype.is_floating_point:
+        x = _where(x.isnan(), _zeros([1], x.dtype), x)
+    if dtype is None:
+        return x.sum(dims, keepdim)
+    return x.sum(dims, keepdim, dtype=dtype)
+
+
+def nanmean(input, dim=None, keepdim=False, *, dtype=None):
+    """mean over the non-NaN elements (NaN where there are none)."""
+    _check("nanmean", input)
+    if not input.dtype.is_floating_point:
+        raise RuntimeError("nanmean(): expected input to have floating point dtype but got {}".format(
+            _dt_name(input.dtype)))
+    dims = _reduce_dims("nanmean", dim, input.dim())
+    if dtype is not None and not _C._to_dtype(dtype).is_floating_point:
+        raise RuntimeError("nanmean: \"nansum_cpu\" not implemented for '{}' (dtype must be floating)".format(
+            _dt_name(_C._to_dtype(dtype))))
+    count = input.isnan().logical_not().sum(dims, keepdim)
+    return nansum(input, dim, keepdim, dtype=dtype) / count
+
+
+def count_nonzero(input, dim=None):
+    _check("count_nonzero", input)
+    dims = _reduce_dims("count_nonzero", dim, input.dim())
+    nz = input if input.dtype == _C.bool else input != 0
+    return nz.sum(dims, dtype=_C.int64)
+
+
+def _cumprod_dtype(input, dtype):
+    if dtype is not None:
+        return _C._to_dtype(dtype)
+    return input.dtype if input.dtype.is_floating_point else _C.int64
+
+
+def cumprod(input, dim, *, dtype=None, out=None):
+    """Inclusive product scan: log2(n) rounds of x * (x shifted by 2**k, ones shifted in).
+
+    Only multiplications (no exp/log), so integers are exact (wrapping like PyTorch) and zeros
+    and negative numbers are handled; floats differ from PyTorch's sequential product only by
+    the rounding of a different association order. The gradient is the exact derivative of
+    those products (zeros included).
+    """
+    x = input.to(_cumprod_dtype(input, dtype))
+    if x.dim() == 0:
+        if dim not in (0, -1):
+            raise IndexError("Dimension out of range (expected to be in range of [-1, 0], but got {})".format(dim))
+        return x.clone()
+    nd = x.dim()
+    if not -nd <= dim < nd:
+        raise IndexError("Dimension out of range (expected to be in range of [{}, {}], but got {})".format(
+            -nd, nd - 1, dim))
+    d = dim % nd
+    n = x.shape[d]
+    s = 1
+    while s < n:
+        shape = list(x.shape)
+        shape[d] = s
+        shifted = _C.cat([_C.ones(*shape, dtype=x.dtype), x.narrow(d, 0, n - s)], d)
+        x = x * shifted
+        s *= 2
+    return x
+
+
+def cov(input, *, correction=1, fweights=None, aweights=None):
+    """Covariance of the rows (variables) over the columns (observations), as torch.cov. Negative weights are
+    not detected (PyTorch raises; that would need a sync)."""
+    _check("cov", input)
+    if input.dim() > 2:
+        raise RuntimeError("cov(): expected input to have two or fewer dimensions but got an input with {} "
+                           "dimensions".format(input.dim()))
+    if input.dtype == _C.bool:
+        raise RuntimeError("cov(): bool dtype is not supported for input")
+    x = input if input.dim() == 2 else input.reshape(1, -1)
+    nobs = x.shape[1]
+    dt = input.dtype if input.dtype.is_floating_point else _default_float()
+    for nm, w, want_float in (("fweights", fweights, False), ("aweights", aweights, True)):
+        if w is None:
+            continue
+        _check("cov", w, nm, 2)
+        if w.dim() > 1:
+            raise RuntimeError("cov(): expected {} to have one or fewer dimensions but got {} with {} "
+                               "dimensions".format(nm, nm, w.dim()))
+        if want_float and not w.dtype.is_floating_point:
+            raise RuntimeError("cov(): expected aweights to have floating point dtype but got aweights with {} "
+                               "dtype".format(_dt_name(w.dtype)))
+        if not want_float and (w.dtype.is_floating_point or w.dtype == _C.bool):
+            raise RuntimeError("cov(): expected fweights to have integral dtype but got fweights with {} "
+                               "dtype".format(_dt_name(w.dtype)))
+        if w.numel() != nobs:
+            raise RuntimeError("cov(): expected {} to have the same numel as there are observations in the input but "
+                               "got {} != {}".format(nm, w.numel(), nobs))
+        if want_float:
+            dt = _C.promote_types(dt, w.dtype)
+    x = x.to(dt)
+    w = None
+    if fweights is not None:
+        w = fweights.reshape(-1).to(dt)
+    if aweights is not None:
+        aw = aweights.reshape(-1).to(dt)
+        w = aw if w is None else w * aw
+    if w is None:
+        avg = x.sum(1) / builtins.float(nobs)  # NaN without observations, as PyTorch
+        norm = nobs - correction
+        if norm <= 0:
+            warnings.warn("cov(): degrees of freedom is <= 0", UserWarning, stacklevel=2)
+            norm = 0
+        xm = x - avg.unsqueeze(1)
+        c = xm.matmul(xm.t()) / builtins.float(norm)
+    else:
+        w_sum = w.sum()
+        avg = (x * w).sum(1) / w_sum
+        if aweights is None:
+            norm = w_sum - correction
+        else:
+            norm = w_sum - correction * (w * aw).sum() / w_sum
+        norm = norm.clamp_min(0)
+        xm = x - avg.unsqueeze(1)
+        c = (xm * w).matmul(xm.t()) / norm
+    return c.squeeze()
+
+
+def trapezoid(y, x=None, *, dx=None, dim=-1):
+    """The trapezoidal rule along dim, with sample points x (1-D, or broadcasting against y) or spacing dx
+    (default 1)."""
+    _check("trapezoid", y, "y", 1)
+    if x is not None and dx is not None:
+        raise TypeError("trapezoid(): pass either x (sample points) or dx (spacing), not both")
+    if x is not None:
+        _check("trapezoid", x, "x", 2)
+    if y.dim() == 0:
+        raise IndexError("trapezoid: Dimension specified as {} but tensor has no dimensions".format(dim))
+    nd = y.dim()
+    d = _wrap(dim, nd, "trapezoid")
+    if y.dtype == _C.bool or (x is not None and x.dtype == _C.bool):
+        raise RuntimeError("trapezoid: received a bool input for `x` or `y`, but bool is not supported")
+    n = y.shape[d]
+    if x is not None and x.dim() == 1 and x.shape[0] != n:
+        raise RuntimeError("trapezoid: There must be one `x` value for each sample point (got {} x values for "
+                           "{} samples along dim {})".format(x.shape[0], n, d))
+    if n == 0:
+        shape = list(y.shape[:d]) + list(y.shape[d + 1:])
+        return _zeros(shape, y.dtype)
+    left, right = y.narrow(d, 0, n - 1), y.narrow(d, 1, n - 1)
+    if x is None:
+        step = 1 if dx is None else dx
+        return (y.sum(d) - (y.select(d, 0) + y.select(d, n - 1)) * 0.5) * step
+    if x.dim() == 1:
+        xv = _along(x, d, nd)
+    elif x.dim() < nd:
+        xv = x.reshape([1] * (nd - x.dim()) + list(x.shape))
+    else:
+        xv = x
+    if d >= xv.dim() or xv.shape[d] == 0:
+        raise RuntimeError("trapezoid: x of shape {} has no sample points along dim {}".format(list(x.shape), d))
+    m = xv.shape[d]
+    steps = xv.narrow(d, 1, m - 1) - xv.narrow(d, 0, m - 1)
+    _broadcast_shape("trapezoid", steps.shape, left.shape)
+    return (steps * (left + right)).sum(d) / 2
+
+
+# The out= argument, honoured.
+for _n in ("nansum", "nanmean", "cumprod"):
+    globals()[_n] = _with_out(globals()[_n])
+del _n
+
+__all__ = ["nansum", "nanmean", "count_nonzero", "cumprod", "cov", "trapezoid"]

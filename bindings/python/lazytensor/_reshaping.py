@@ -1,0 +1,358 @@
+"""Reshaping, joining, splitting and reordering: ravel, the flips, concatenate and the *stack family, the
+*split family, roll, tile, movedim, meshgrid, cartesian_prod, rot90, repeat_interleave, diff and broadcast_*.
+
+All are views or short compositions of the C++ ops (reshape, narrow, cat, flip, permute, expand).
+"""
+import builtins
+import warnings
+
+import numpy as np
+
+from . import _C
+from ._C import Tensor
+from ._function_args import _cat, _check, _dt_name, _is_int, _tensor_list, _wrap
+from ._out import _with_out
+from ._size import Size
+
+
+def ravel(input):
+    _check("ravel", input)
+    return input.reshape(-1)
+
+
+def fliplr(input):
+    _check("fliplr", input)
+    if input.dim() < 2:
+        raise RuntimeError("fliplr: Input must be >= 2-d. (got a tensor of shape {})".format(list(input.shape)))
+    return input.flip(1)
+
+
+def flipud(input):
+    _check("flipud", input)
+    if input.dim() < 1:
+        raise RuntimeError("flipud: Input must be >= 1-d. (got a tensor of shape {})".format(list(input.shape)))
+    return input.flip(0)
+
+
+def concatenate(tensors, dim=0, *, axis=None):
+    """torch.concatenate: an alias of cat (`axis=` names the dim, as NumPy)."""
+    tensors = _tensor_list("concatenate", tensors)
+    return _C.cat(tensors, dim if axis is None else axis)
+
+
+def column_stack(tensors):
+    tensors = _tensor_list("column_stack", tensors)
+    return _cat("column_stack", [t.reshape(t.numel(), 1) if t.dim() <= 1 else t for t in tensors], 1)
+
+
+def _atleast_3d(t):
+    if t.dim() == 0:
+        return t.reshape(1, 1, 1)
+    if t.dim() == 1:
+        return t.reshape(1, -1, 1)
+    if t.dim() == 2:
+        return t.unsqueeze(-1)
+    return t
+
+
+def dstack(tensors):
+    tensors = _tensor_list("dstack", tensors)
+    return _cat("dstack", [_atleast_3d(t) for t in tensors], 2)
+
+
+def hstack(tensors):
+    return _C.cat(tensors, 1 if tensors[0].dim() > 1 else 0)
+
+
+def vstack(tensors):
+    return _C.cat([t.reshape(1, -1) if t.dim() == 1 else t for t in tensors], 0)
+
+
+def concat(tensors, dim=0):
+    return _C.cat(tensors, dim)
+
+
+def tensor_split(input, indices_or_sections, dim=0):
+    """Views of input along dim: `sections` near-equal pieces (the first size % sections one longer), or the
+    pieces between the given indices (each boundary clamped like a Python slice)."""
+    _check("tensor_split", input)
+    if input.dim() == 0:
+        raise RuntimeError("tensor_split expected at least a 1-dimensional tensor, but got a tensor with 0 dims")
+    d = _wrap(dim, input.dim(), "tensor_split")
+    n = input.shape[d]
+    ios = indices_or_sections
+    if isinstance(ios, Tensor):
+        if ios.dtype != _C.int64:
+            raise RuntimeError("tensor_split expected tensor_indices_or_sections to have dtype of long, but got "
+                               "{}".format(_dt_name(ios.dtype)))
+        if ios.dim() > 1:
+            raise RuntimeError("tensor_split expected tensor_indices_or_sections to be a zero-dimensional or "
+                               "one-dimensional tensor, but got a tensor with {} dims".format(ios.dim()))
+        ios = ios.tolist()  # host values that define the output shapes (PyTorch reads them on the host too)
+    if _is_int(ios):
+        if ios <= 0:
+            raise RuntimeError("tensor_split: number of sections must be larger than 0, got {}".format(ios))
+        q, r = divmod(n, ios)
+        pieces, start = [], 0
+        for i in range(ios):
+            size = q + (1 if i < r else 0)
+            pieces.append(input.narrow(d, start, size))
+            start += size
+        return tuple(pieces)
+    if not isinstance(ios, (list, tuple)) or not builtins.all(_is_int(i) for i in ios):
+        raise TypeError("tensor_split(): argument 'indices_or_sections' must be an int, a sequence of ints or a "
+                        "long tensor, not {!r}".format(ios))
+    pieces, prev = [], 0
+    for idx in list(ios) + [None]:
+        s, e, _ = slice(prev, idx).indices(n)
+        pieces.append(input.narrow(d, s, builtins.max(0, e - s)))
+        prev = idx
+    return tuple(pieces)
+
+
+def _xsplit(name, input, indices_or_sections, min_dim, dim):
+    _check(name, input)
+    if input.dim() < min_dim:
+        raise RuntimeError("torch.{} requires a tensor with at least {} dimension, but got a tensor with {} "
+                           "dimensions!".format(name, min_dim, input.dim()))
+    ios = indices_or_sections
+    if _is_int(ios):
+        size = input.shape[dim]
+        if ios == 0 or size % ios != 0:
+            raise RuntimeError("torch.{} attempted to split along dimension {}, but the size of the dimension {} is "
+                               "not divisible by the split_size {}!".format(name, dim, size, ios))
+    return tensor_split(input, ios, dim)
+
+
+def hsplit(input, indices_or_sections):
+    _check("hsplit", input)
+    return _xsplit("hsplit", input, indices_or_sections, 1, 1 if input.dim() > 1 else 0)
+
+
+def vsplit(input, indices_or_sections):
+    return _xsplit("vsplit", input, indices_or_sections, 2, 0)
+
+
+def dsplit(input, indices_or_sections):
+    return _xsplit("dsplit", input, indices_or_sections, 3, 2)
+
+
+def broadcast_to(input, size):
+    return input.expand(*size)
+
+
+def broadcast_tensors(*tensors):
+    shape = np.broadcast_shapes(*[tuple(t.shape) for t in tensors])
+    return tuple(t.expand(*shape) for t in tensors)
+
+
+def broadcast_shapes(*shapes):
+    return Size(np.broadcast_shapes(*shapes))
+
+
+def repeat_interleave(input, repeats, dim=None):
+    if dim is None:
+        input, dim = input.reshape(-1), 0
+    x = input.unsqueeze(dim + 1 if dim >= 0 else dim)
+    shape = list(x.shape)
+    d = dim if dim >= 0 else dim + input.dim()
+    shape[d + 1] = repeats
+    out = list(input.shape)
+    out[d] *= repeats
+    return x.expand(*shape).reshape(out)
+
+
+def diff(input, n=1, dim=-1, prepend=None, append=None):
+    if input.dim() == 0:
+        raise RuntimeError("diff expects input to be at least one-dimensional")
+    if n < 0:
+        raise RuntimeError("order must be non-negative but got {}".format(n))
+    nd = input.dim()
+    if not -nd <= dim < nd:
+        raise IndexError("Dimension out of range (expected to be in range of [{}, {}], but got {})".format(
+            -nd, nd - 1, dim))
+    d = dim % nd
+    for extra in (prepend, append):
+        if extra is None:
+            continue
+        if extra.dim() != nd:
+            raise RuntimeError("diff expects prepend or append to be the same dimension as input (input shape {}, "
+                               "got shape {})".format(list(input.shape), list(extra.shape)))
+        for k in range(nd):
+            if k != d and extra.shape[k] != input.shape[k]:
+                raise RuntimeError("diff expects the shape of tensor to prepend or append to match that of input "
+                                   "except along the differencing dimension; input.size({}) = {}, but got "
+                                   "tensor.size({}) = {}".format(k, input.shape[k], k, extra.shape[k]))
+    x = input
+    if prepend is not None or append is not None:
+        x = _C.cat([t for t in (prepend, input, append) if t is not None], d)
+    for _ in range(n):
+        m = x.shape[d]
+        if m == 0:
+            break
+        hi, lo = x.narrow(d, 1, m - 1), x.narrow(d, 0, m - 1)
+        x = hi != lo if x.dtype == _C.bool else hi - lo
+    return x
+
+
+def roll(input, shifts, dims=None):
+    shifts = [shifts] if isinstance(shifts, builtins.int) else list(shifts)
+    if dims is None:
+        if len(shifts) != 1:
+            raise RuntimeError("roll: shifts and dimensions must align. shifts: {}, dims:0".format(len(shifts)))
+        return roll(input.reshape(-1), shifts, 0).reshape(input.shape)
+    dims = [dims] if isinstance(dims, builtins.int) else list(dims)
+    if len(shifts) != len(dims):
+        raise RuntimeError("roll: shifts and dimensions must align. shifts: {}, dims:{}".format(len(shifts),
+                                                                                               len(dims)))
+    x = input
+    nd = builtins.max(input.dim(), 1)
+    for s, dim in zip(shifts, dims):
+        if not -nd <= dim < nd:
+            raise IndexError("Dimension out of range (expected to be in range of [{}, {}], but got {})".format(
+                -nd, nd - 1, dim))
+        d = dim % nd
+        size = x.shape[d]
+        if size == 0:
+            continue
+        s = s % size
+        if s:
+            x = _C.cat([x.narrow(d, size - s, s), x.narrow(d, 0, size - s)], d)
+    return x if x is not input else input.clone()
+
+
+def tile(input, dims):
+    dims = list(dims)
+    if any(r < 0 for r in dims):
+        raise RuntimeError("tile: Trying to create tensor with negative dimension: dims {}".format(dims))
+    if len(dims) < input.dim():
+        dims = [1] * (input.dim() - len(dims)) + dims
+    return input.repeat(dims)
+
+
+def movedim(input, source, destination):
+    src = [source] if isinstance(source, builtins.int) else list(source)
+    dst = [destination] if isinstance(destination, builtins.int) else list(destination)
+    if len(src) != len(dst):
+        raise RuntimeError("movedim: Invalid source or destination dims: source ({} dims) should contain the same "
+                           "number of dims as destination ({} dims)".format(src, dst))
+    nd = input.dim()
+    m = builtins.max(nd, 1)
+
+    def wrap(d):
+        if not -m <= d < m:
+            raise IndexError("Dimension out of range (expected to be in range of [{}, {}], but got {})".format(
+                -m, m - 1, d))
+        return d % m
+    s, t = [wrap(d) for d in src], [wrap(d) for d in dst]
+    if len(set(s)) != len(s):
+        raise RuntimeError("movedim: repeated dim in `source` ({})".format(src))
+    if len(set(t)) != len(t):
+        raise RuntimeError("movedim: repeated dim in `destination` ({})".format(dst))
+    if nd == 0:
+        return input.reshape(())
+    order = [None] * nd
+    for a, b in zip(s, t):
+        order[b] = a
+    rest = iter([d for d in range(nd) if d not in s])
+    order = [o if o is not None else next(rest) for o in order]
+    return input.permute(*order)
+
+
+moveaxis = movedim
+
+
+def meshgrid(*tensors, indexing=None):
+    if len(tensors) == 1 and isinstance(tensors[0], (list, tuple)):
+        tensors = tuple(tensors[0])
+    if indexing is None:
+        warnings.warn("torch.meshgrid: in an upcoming release, it will be required to pass the indexing argument.",
+                      UserWarning, stacklevel=2)
+        indexing = "ij"
+    if indexing not in ("ij", "xy"):
+        raise RuntimeError('torch.meshgrid: indexing must be one of "xy" or "ij", but received: {}'.format(indexing))
+    if len(tensors) == 0:
+        raise RuntimeError("meshgrid expects a non-empty TensorList")
+    for t in tensors:
+        if t.dim() > 1:
+            raise RuntimeError("torch.meshgrid: Expected 0D or 1D tensor in the tensor list but got a tensor of "
+                               "shape {}".format(list(t.shape)))
+        if t.dtype != tensors[0].dtype:
+            raise RuntimeError("meshgrid expects all tensors to have the same dtype (got {} and {})".format(
+                tensors[0].dtype, t.dtype))
+    ts = list(tensors)
+    swap = indexing == "xy" and len(ts) >= 2
+    if swap:
+        ts[0], ts[1] = ts[1], ts[0]
+    shape = [t.numel() for t in ts]
+    out = []
+    for i, t in enumerate(ts):
+        view = [1] * len(ts)
+        view[i] = shape[i]
+        out.append(t.reshape(view).expand(*shape))
+    if swap:  # as PyTorch: swap the first two inputs, build 'ij' grids, swap the first two grids back
+        out[0], out[1] = out[1], out[0]
+    return tuple(out)
+
+
+def cartesian_prod(*tensors):
+    if len(tensors) == 1 and isinstance(tensors[0], (list, tuple)):
+        tensors = tuple(tensors[0])
+    for i, t in enumerate(tensors):
+        _check("cartesian_prod", t, "tensors", i + 1)
+        if t.dim() != 1:
+            raise RuntimeError("cartesian_prod: Expect a 1D vector, but got shape {}".format(list(t.shape)))
+    if not tensors:
+        raise RuntimeError("cartesian_prod: meshgrid expects a non-empty TensorList")
+    if len(tensors) == 1:
+        return tensors[0]
+    for t in tensors:
+        if t.dtype != tensors[0].dtype:
+            raise RuntimeError("cartesian_prod: meshgrid expects all tensors to have the same dtype (got {} and "
+                               "{})".format(tensors[0].dtype, t.dtype))
+    shape = [t.shape[0] for t in tensors]
+    k = len(tensors)
+    cols = []
+    for i, t in enumerate(tensors):
+        view = [1] * k
+        view[i] = shape[i]
+        cols.append(t.reshape(view).expand(*shape).reshape(-1))
+    return _C.stack(cols, 1)
+
+
+def rot90(input, k=1, dims=(0, 1)):
+    """Rotation by k*90 degrees in the plane of dims, from the first towards the second (flip + transpose)."""
+    _check("rot90", input)
+    dims = list(dims)
+    if len(dims) != 2:
+        raise RuntimeError("rot90: expected total rotation dims == 2, but got dims = {}".format(len(dims)))
+    nd = input.dim()
+    if nd < 2:
+        raise RuntimeError("rot90: expected total dims >= 2, but got total dims = {}".format(nd))
+    d0, d1 = dims
+    if d0 == d1 or builtins.abs(d0 - d1) == nd:
+        raise RuntimeError("rot90: expected rotation dims to be different, but got dim0 = {} and dim1 = {}".format(
+            d0, d1))
+    if not -nd <= d0 < nd:
+        raise RuntimeError("rot90: Rotation dim0 out of range, dim0 = {}".format(d0))
+    if not -nd <= d1 < nd:
+        raise RuntimeError("rot90: Rotation dim1 out of range, dim1 = {}".format(d1))
+    d0, d1 = d0 % nd, d1 % nd
+    k = k % 4
+    if k == 1:
+        return input.flip(d1).transpose(d0, d1)
+    if k == 2:
+        return input.flip([d0, d1])
+    if k == 3:
+        return input.flip(d0).transpose(d0, d1)
+    return input.clone()
+
+
+# The out= argument, honoured.
+for _n in ("concatenate", "column_stack", "dstack"):
+    globals()[_n] = _with_out(globals()[_n])
+del _n
+
+__all__ = ["ravel", "fliplr", "flipud", "concatenate", "column_stack", "dstack", "hstack", "vstack", "concat",
+           "tensor_split", "hsplit", "vsplit", "dsplit", "broadcast_to", "broadcast_tensors", "broadcast_shapes",
+           "repeat_interleave", "diff", "roll", "tile", "movedim", "moveaxis", "meshgrid", "cartesian_prod", "rot90"]

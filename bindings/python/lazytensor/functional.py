@@ -1,0 +1,167 @@
+"""torch.* functions written in Python over the C++ ops (the C++ ones are bound in lazytensor/__init__.py).
+
+This is their public place, as torch.functional is PyTorch's. The longer families live in private modules
+by topic and are re-exported here: _pointwise (elementwise math and the division family), _linalg
+(products, contractions, diagonals), _reshaping (joining, splitting, reordering), _indexing, _reductions
+and _sorting; creation functions are in _creation.
+"""
+import pickle
+
+from . import _C, _indexing, _linalg, _pointwise, _reductions, _reshaping, _sorting
+from ._C import Tensor
+from ._creation import logspace, tril_indices, triu_indices, vander  # noqa: F401
+from ._dtype import finfo, get_default_dtype, iinfo, set_default_dtype  # noqa: F401
+from ._indexing import *  # noqa: F401,F403
+from ._linalg import *  # noqa: F401,F403
+from ._pointwise import *  # noqa: F401,F403
+from ._pointwise import _as_tensor_like
+from ._random import Generator, get_rng_state, manual_seed, seed, set_rng_state  # noqa: F401
+from ._reductions import *  # noqa: F401,F403
+from ._reshaping import *  # noqa: F401,F403
+from ._sorting import *  # noqa: F401,F403
+from ._tensor_str import set_printoptions  # noqa: F401
+from .autograd.grad_mode import enable_grad, inference_mode, no_grad, set_grad_enabled  # noqa: F401
+
+
+def where(condition, input=None, other=None):
+    if input is None and other is None:
+        return condition.nonzero(as_tuple=True)
+    return _C._where3(condition, input, other)
+
+
+def numel(input):
+    return input.numel()
+
+
+def is_tensor(obj):
+    return isinstance(obj, Tensor)
+
+
+def is_floating_point(input):
+    return input.dtype.is_floating_point
+
+
+def allclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
+    return input.allclose(other, rtol, atol, equal_nan)
+
+
+def isclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
+    # PyTorch's rule: equal, or (both NaN and equal_nan), or a finite |a - b| <= atol + rtol * |b|
+    close = input == other
+    if equal_nan and input.dtype.is_floating_point:
+        close = close.logical_or(input.isnan().logical_and(other.isnan()))
+    err = (input - other).abs()
+    within = err <= atol + rtol * other.abs()
+    if err.dtype.is_floating_point:
+        within = within.logical_and(err.isfinite())
+    return close.logical_or(within)
+
+
+def equal(input, other):
+    return input.equal(other)
+
+
+def outer(input, vec2):
+    return input.outer(vec2)
+
+
+def norm(input, p="fro", dim=None, keepdim=False, dtype=None):
+    return input.norm(p, dim, keepdim, dtype)
+
+
+def addcmul(input, tensor1, tensor2, value=1):
+    return input.addcmul(tensor1, tensor2, value=value)
+
+
+def addcdiv(input, tensor1, tensor2, value=1):
+    return input.addcdiv(tensor1, tensor2, value=value)
+
+
+def lerp(input, end, weight):
+    return input.lerp(end, weight)
+
+
+def nonzero(input, as_tuple=False):
+    return input.nonzero(as_tuple=as_tuple)
+
+
+def masked_select(input, mask):
+    return input.masked_select(mask)
+
+
+def log2(input):
+    return input.log2()
+
+
+def log10(input):
+    return input.log10()
+
+
+def var_mean(input, dim=None, unbiased=True, keepdim=False):
+    return input.var_mean(dim, unbiased, keepdim)
+
+
+def std_mean(input, dim=None, unbiased=True, keepdim=False):
+    return input.std_mean(dim, unbiased, keepdim)
+
+
+def unflatten(input, dim, sizes):
+    return input.unflatten(dim, sizes)
+
+
+def result_type(a, b):
+    return (_as_tensor_like(a, None) + _as_tensor_like(b, None)).dtype if not isinstance(a, Tensor) or not isinstance(
+        b, Tensor) else (a + b).dtype
+
+
+def clone(input, *, memory_format=None):
+    return input.clone()
+
+
+def save(obj, f, **kwargs):
+    if isinstance(f, str):
+        with open(f, "wb") as fh:
+            pickle.dump(obj, fh)
+    else:
+        pickle.dump(obj, f)
+
+
+def load(f, map_location=None, **kwargs):
+    if isinstance(f, str):
+        with open(f, "rb") as fh:
+            return pickle.load(fh)
+    return pickle.load(f)
+
+
+def _dropout(input, p=0.5, training=True, inplace=False):
+    """nn.functional.dropout (here, below nn, so that torch.dropout can use it)."""
+    if p < 0.0 or p > 1.0:
+        raise ValueError("dropout probability has to be between 0 and 1, but got {}".format(p))
+    if not training or p == 0.0:
+        return input
+    if p == 1.0:
+        out = input * 0.0
+    else:
+        keep = _C.rand(*input.shape, dtype=input.dtype) >= p
+        out = _C._where3(keep, input * (1.0 / (1.0 - p)), 0.0)
+    return input.copy_(out) if inplace else out
+
+
+def dropout(input, p, train):
+    if p < 0.0 or p > 1.0:
+        raise RuntimeError("dropout probability has to be between 0 and 1, but got {}".format(p))
+    if not input.dtype.is_floating_point:
+        raise RuntimeError("dropout: result type Float can't be cast to the desired output type {}".format(
+            input.dtype))
+    return _dropout(input, p, train)
+
+
+__all__ = (["where", "numel", "is_tensor", "is_floating_point", "allclose", "isclose", "equal", "outer", "norm",
+            "addcmul", "addcdiv", "lerp", "nonzero", "masked_select", "log2", "log10", "var_mean", "std_mean",
+            "unflatten", "result_type", "clone", "save", "load", "dropout",
+            "Generator", "get_rng_state", "manual_seed", "seed", "set_rng_state",
+            "no_grad", "enable_grad", "inference_mode", "set_grad_enabled",
+            "set_printoptions", "get_default_dtype", "set_default_dtype", "finfo", "iinfo",
+            "logspace", "tril_indices", "triu_indices", "vander"]
+           + _pointwise.__all__ + _linalg.__all__ + _reshaping.__all__ + _indexing.__all__ + _reductions.__all__
+           + _sorting.__all__)

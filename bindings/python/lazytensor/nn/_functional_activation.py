@@ -1,0 +1,160 @@
+"""Activation functions, softmax and its relatives."""
+from .. import _C
+from ._checks import _float_only, _to_float
+
+_where = _C._where3
+
+
+def relu(input, inplace=False):
+    return input.relu_() if inplace else input.relu()
+
+
+def relu6(input, inplace=False):
+    return input.clamp(0, 6)
+
+
+def leaky_relu(input, negative_slope=0.01, inplace=False):
+    out = _C._where3(input > 0, input, input * negative_slope)
+    return input.copy_(out) if inplace else out
+
+
+def elu(input, alpha=1.0, inplace=False):
+    out = _C._where3(input > 0, input, (input.exp() - 1) * alpha)
+    return input.copy_(out) if inplace else out
+
+
+def gelu(input, approximate="none"):
+    return _C.gelu(input, approximate=approximate)
+
+
+def silu(input, inplace=False):
+    return input.copy_(_C.silu(input)) if inplace else _C.silu(input)
+
+
+def sigmoid(input):
+    return input.sigmoid()
+
+
+def tanh(input):
+    return input.tanh()
+
+
+def hardtanh(input, min_val=-1.0, max_val=1.0, inplace=False):
+    # PyTorch's gradient is zero at the bounds themselves (clamp's passes there): a where chain gives that.
+    out = _C._where3(input <= min_val, min_val, _C._where3(input >= max_val, max_val, input))
+    if out.dtype != input.dtype:  # an integer input keeps its dtype, as in PyTorch
+        out = out.to(input.dtype)
+    return input.copy_(out) if inplace else out
+
+
+def softplus(input, beta=1, threshold=20):
+    return _C.softplus(input, float(beta), float(threshold))
+
+
+def mish(input, inplace=False):
+    return input * softplus(input).tanh()
+
+
+def hardswish(input, inplace=False):
+    _float_only("hardswish_cpu", input)
+    # x * relu6(x + 3) / 6 with PyTorch's gradient: 0 below -3, (2x + 3) / 6 on [-3, 3), 1 from 3 on.
+    out = _C._where3(input < -3.0, 0.0, _C._where3(input >= 3.0, input, input * (input + 3.0) / 6.0))
+    return input.copy_(out) if inplace else out
+
+
+def threshold(input, threshold, value, inplace=False):
+    out = _C._where3(input > threshold, input, value)
+    if out.dtype != input.dtype:
+        out = out.to(input.dtype)
+    return input.copy_(out) if inplace else out
+
+
+def glu(input, dim=-1):
+    if input.dim() == 0:
+        raise RuntimeError("glu does not support scalars because halving size must be even")
+    nd = input.dim()
+    if not -nd <= dim < nd:
+        raise IndexError("Dimension out of range (expected to be in range of [{}, {}], but got {})".format(
+            -nd, nd - 1, dim))
+    d = dim % nd
+    if input.shape[d] % 2:
+        raise RuntimeError("Halving dimension must be even, but dimension {} is size {}".format(d, input.shape[d]))
+    a, b = input.chunk(2, d)
+    return a * b.sigmoid()
+
+
+def prelu(input, weight):
+    if weight.dim() > 1:
+        raise RuntimeError("prelu: Expected `weight` to be a scalar or 1D tensor, but got ndim = {}".format(
+            weight.dim()))
+    n = weight.numel()
+    channels = input.shape[1] if input.dim() >= 2 else 1
+    if n != 1 and n != channels:
+        raise RuntimeError("Mismatch of parameter numbers and input channel size. Found parameter numbers = {} and "
+                           "channel size = {}.".format(n, channels))
+    w = weight.reshape([n] + [1] * (input.dim() - 2)) if n > 1 else weight.reshape([1] * input.dim())
+    return _C._where3(input > 0, input, w * input)
+
+
+def logsigmoid(input):
+    _float_only("log_sigmoid_cpu", input)
+    return -_C.softplus(-input, 1.0, 20.0)
+
+
+def softsign(input):
+    input = _to_float(input)
+    return input / (input.abs() + 1)
+
+
+def tanhshrink(input):
+    input = _to_float(input)
+    return input - input.tanh()
+
+
+def hardsigmoid(input, inplace=False):
+    # PyTorch's gradient is 1/6 strictly inside (-3, 3) and 0 at and beyond the bounds.
+    out = _where(input <= -3.0, 0.0, _where(input >= 3.0, 1.0, input / 6.0 + 0.5))
+    return input.copy_(out) if inplace else out
+
+
+_SELU_ALPHA = 1.6732632423543772848170429916717
+
+
+_SELU_SCALE = 1.0507009873554804934193349852946
+
+
+def selu(input, inplace=False):
+    out = _where(input > 0, input * _SELU_SCALE, input.expm1() * (_SELU_ALPHA * _SELU_SCALE))
+    return input.copy_(out) if inplace else out
+
+
+def celu(input, alpha=1.0, inplace=False):
+    if alpha == 0:
+        raise RuntimeError("ZeroDivisionError")
+    out = _where(input > 0, input, (input * (1.0 / alpha)).expm1() * alpha)
+    return input.copy_(out) if inplace else out
+
+
+def _softmax_dim(ndim):
+    return 0 if ndim in (0, 1, 3) else 1
+
+
+def softmax(input, dim=None, _stacklevel=3, dtype=None):
+    if dim is None:
+        dim = _softmax_dim(input.dim())
+    return _C.softmax(input, dim, dtype)
+
+
+def log_softmax(input, dim=None, _stacklevel=3, dtype=None):
+    if dim is None:
+        dim = _softmax_dim(input.dim())
+    return _C.log_softmax(input, dim, dtype)
+
+
+def softmin(input, dim=None, _stacklevel=3, dtype=None):
+    return softmax(-input, dim, dtype=dtype)
+
+
+__all__ = ["relu", "relu6", "leaky_relu", "elu", "gelu", "silu", "sigmoid", "tanh", "hardtanh", "softplus", "mish",
+           "hardswish", "threshold", "glu", "prelu", "logsigmoid", "softsign", "tanhshrink", "hardsigmoid", "selu",
+           "celu", "softmax", "log_softmax", "softmin"]

@@ -1,0 +1,178 @@
+"""Vision functions: pad, interpolate (upsample, upsample_nearest), pixel_shuffle, pixel_unshuffle and
+channel_shuffle."""
+import math
+
+import numpy as np
+
+from .. import _C
+from .._C import Tensor
+from ._checks import _shape, _tensor_arg
+from ._spatial import _cached_const
+
+
+def pad(input, pad, mode="constant", value=None):
+    if mode != "constant":
+        raise NotImplementedError("pad: only mode='constant' is supported by lazytensor")
+    return _C._pad(input, list(pad), 0.0 if value is None else float(value))
+
+
+def _nearest_index(insize, outsize, scale):
+    """PyTorch's nearest source index: min(floor(dst * s), in - 1), s a float32 (1/scale_factor or in/out)."""
+    if outsize == insize:
+        return np.arange(outsize, dtype=np.int64)
+    if outsize == 2 * insize:
+        return np.arange(outsize, dtype=np.int64) >> 1
+    s = np.float32(1.0 / scale) if scale is not None and scale > 0 else np.float32(insize) / np.float32(outsize)
+    idx = np.floor(np.arange(outsize, dtype=np.float32) * s).astype(np.int64)
+    return np.minimum(idx, insize - 1)
+
+
+def _linear_weights(insize, outsize, scale, align_corners):
+    """PyTorch's (bi)linear source indices and lambdas (area_pixel_compute_source_index), in float32."""
+    if align_corners:
+        s = np.float32((insize - 1) / (outsize - 1)) if outsize > 1 else np.float32(0)
+        src = np.arange(outsize, dtype=np.float32) * s
+    else:
+        s = np.float32(1.0 / scale) if scale is not None and scale > 0 else np.float32(insize) / np.float32(outsize)
+        src = s * (np.arange(outsize, dtype=np.float32) + np.float32(0.5)) - np.float32(0.5)
+        src = np.maximum(src, np.float32(0))
+    i0 = np.floor(src).astype(np.int64)
+    i0 = np.minimum(i0, insize - 1)
+    i1 = np.minimum(i0 + 1, insize - 1)
+    lam1 = (src - i0.astype(np.float32)).astype(np.float32)
+    lam0 = (np.float32(1) - lam1).astype(np.float32)
+    return i0, i1, lam0, lam1
+
+
+def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corners=None,
+                recompute_scale_factor=None, antialias=False):
+    """F.interpolate for mode 'nearest' (3-D/4-D input) and 'linear'/'bilinear' (with align_corners)."""
+    if not isinstance(input, Tensor):
+        raise TypeError("interpolate(): argument 'input' must be Tensor")
+    nd = input.dim() - 2
+    if nd not in (1, 2):
+        raise NotImplementedError("interpolate: lazytensor supports 3-D and 4-D input (got {}D)".format(input.dim()))
+    if mode in ("nearest", "area", "nearest-exact") and align_corners is not None:
+        raise ValueError("align_corners option can only be set with the interpolating modes: linear | bilinear | "
+                         "bicubic | trilinear")
+    if mode not in ("nearest", "linear", "bilinear"):
+        raise NotImplementedError("interpolate: mode '{}' is not supported by lazytensor (nearest, linear, "
+                                  "bilinear are)".format(mode))
+    if (mode == "linear" and nd != 1) or (mode == "bilinear" and nd != 2):
+        raise NotImplementedError("Got {}D input, but {} mode needs {}D input".format(
+            input.dim(), mode, 3 if mode == "linear" else 4))
+    if antialias:
+        raise NotImplementedError("interpolate: antialias is not supported by lazytensor")
+    spatial = _shape(input)[2:]
+    if size is not None and scale_factor is not None:
+        raise ValueError("only one of size or scale_factor should be defined")
+    if size is not None:
+        out = list(size) if isinstance(size, (list, tuple)) else [size] * nd
+        if len(out) != nd:
+            raise ValueError("Input and output must have the same number of spatial dimensions, but got input with "
+                             "spatial dimensions of {} and output size of {}. Please provide input tensor in "
+                             "(N, C, d1, d2, ...,dK) format and output size in (o1, o2, ...,oK) format.".format(
+                                 spatial, out))
+        out = [int(v) for v in out]
+        scales = [None] * nd
+    elif scale_factor is not None:
+        scales = list(scale_factor) if isinstance(scale_factor, (list, tuple)) else [scale_factor] * nd
+        if len(scales) != nd:
+            raise ValueError("Input and scale_factor must have the same number of spatial dimensions, but got input "
+                             "with spatial dimensions of {} and scale_factor of shape {}. Please provide input tensor "
+                             "in (N, C, d1, d2, ...,dK) format and scale_factor in (s1, s2, ...,sK) format.".format(
+                                 spatial, scales))
+        out = [int(math.floor(float(spatial[i]) * float(scales[i]))) for i in range(nd)]
+        if recompute_scale_factor:
+            scales = [None] * nd
+    else:
+        raise ValueError("either size or scale_factor should be defined")
+    if min(out) <= 0:
+        raise RuntimeError("interpolate: input and output sizes should be greater than 0, but got input {} and output "
+                           "{}".format(spatial, out))
+    y = input
+    for i in range(nd):
+        dim = 2 + i
+        if mode == "nearest":
+            idx = _cached_const(("nearest", spatial[i], out[i], scales[i]),
+                                lambda i=i: _nearest_index(spatial[i], out[i], scales[i]))
+            y = y.index_select(dim, idx)
+        else:
+            if not y.dtype.is_floating_point:
+                raise RuntimeError("interpolate: {} mode needs a floating point input".format(mode))
+            i0, i1, l0, l1 = _linear_weights(spatial[i], out[i], scales[i], align_corners)
+            key = ("linear", spatial[i], out[i], scales[i], bool(align_corners))
+            t0 = _cached_const(key + ("i0",), lambda: i0)
+            t1 = _cached_const(key + ("i1",), lambda: i1)
+            w0 = _cached_const(key + ("l0",), lambda: l0).to(y.dtype)
+            w1 = _cached_const(key + ("l1",), lambda: l1).to(y.dtype)
+            bshape = [1] * y.dim()
+            bshape[dim] = out[i]
+            y = y.index_select(dim, t0) * w0.reshape(bshape) + y.index_select(dim, t1) * w1.reshape(bshape)
+    return y
+
+
+def upsample(input, size=None, scale_factor=None, mode="nearest", align_corners=None):
+    return interpolate(input, size, scale_factor, mode, align_corners)
+
+
+def upsample_nearest(input, size=None, scale_factor=None):
+    return interpolate(input, size, scale_factor, mode="nearest")
+
+
+def _shuffle_factor(name, input, factor, factor_name):
+    """pixel_shuffle/pixel_unshuffle's argument checks (PyTorch's messages); returns the factor as an int."""
+    _tensor_arg(name, "input", input)
+    r = int(factor)
+    if input.dim() < 3:
+        raise RuntimeError("{} expects input to have at least 3 dimensions, but got input with {} "
+                           "dimension(s)".format(name, input.dim()))
+    if r <= 0:
+        raise RuntimeError("{} expects a positive {}, but got {}".format(name, factor_name, r))
+    return r
+
+
+def pixel_shuffle(input, upscale_factor):
+    r = _shuffle_factor("pixel_shuffle", input, upscale_factor, "upscale_factor")
+    *lead, c, h, w = _shape(input)
+    if c % (r * r) != 0:
+        raise RuntimeError("pixel_shuffle expects its input's 'channel' dimension to be divisible by the square of "
+                           "upscale_factor, but input.size(-3)={} is not divisible by {}".format(c, r * r))
+    oc = c // (r * r)
+    b = len(lead)
+    x = input.reshape(lead + [oc, r, r, h, w])
+    x = x.permute(list(range(b)) + [b, b + 3, b + 1, b + 4, b + 2])
+    return x.reshape(lead + [oc, h * r, w * r])
+
+
+def pixel_unshuffle(input, downscale_factor):
+    r = _shuffle_factor("pixel_unshuffle", input, downscale_factor, "downscale_factor")
+    *lead, c, h, w = _shape(input)
+    if h % r != 0 or w % r != 0:
+        raise RuntimeError("pixel_unshuffle expects height ({}) and width ({}) to be divisible by downscale_factor "
+                           "({})".format(h, w, r))
+    b = len(lead)
+    x = input.reshape(lead + [c, h // r, r, w // r, r])
+    x = x.permute(list(range(b)) + [b, b + 2, b + 4, b + 1, b + 3])
+    return x.reshape(lead + [c * r * r, h // r, w // r])
+
+
+def channel_shuffle(input, groups):
+    _tensor_arg("channel_shuffle", "input", input)
+    if input.dim() < 3:
+        raise RuntimeError("channel_shuffle expects input to have at least 3 dimensions, but got input with {} "
+                           "dimension(s)".format(input.dim()))
+    if groups <= 0:
+        raise RuntimeError("Number of groups to divide channels in must be positive. Value of groups:{}".format(
+            groups))
+    n, c = input.shape[0], input.shape[1]
+    if c % groups != 0:
+        raise RuntimeError("Number of channels must be divisible by groups. Got {} channels and {} groups.".format(
+            c, groups))
+    rest = _shape(input)[2:]
+    x = input.reshape([n, groups, c // groups] + rest).transpose(1, 2)
+    return x.reshape(_shape(input))
+
+
+__all__ = ["pad", "interpolate", "upsample", "upsample_nearest", "pixel_shuffle", "pixel_unshuffle",
+           "channel_shuffle"]

@@ -1,0 +1,44 @@
+"""The layers of lazytensor.nn, one module per family as in torch.nn.modules."""
+from .module import Module
+from .container import Sequential, ModuleList, ModuleDict, ParameterList, ParameterDict
+from .linear import Identity, Linear, Bilinear
+from .activation import (ReLU, ReLU6, LeakyReLU, ELU, GELU, Tanh, Sigmoid, SiLU, Mish, Softplus, Hardswish, Hardtanh,
+                         Threshold, GLU, PReLU, LogSigmoid, Softsign, Tanhshrink, Hardsigmoid, SELU, CELU, Softmax,
+                         LogSoftmax, Softmin, Softmax2d, MultiheadAttention)
+from .flatten import Flatten, Unflatten
+from .normalization import (BatchNorm1d, BatchNorm2d, InstanceNorm1d, InstanceNorm2d, LayerNorm, GroupNorm,
+                            LocalResponseNorm)
+from .sparse import Embedding, EmbeddingBag
+from .dropout import Dropout, Dropout1d, Dropout2d, AlphaDropout
+from .conv import Conv1d, Conv2d, ConvTranspose1d, ConvTranspose2d
+from .fold import Unfold, Fold
+from .pooling import MaxPool1d, MaxPool2d, AvgPool1d, AvgPool2d, AdaptiveAvgPool1d, AdaptiveAvgPool2d, AdaptiveMaxPool2d
+from .upsampling import Upsample, UpsamplingNearest2d, UpsamplingBilinear2d
+from .padding import ZeroPad2d
+from .pixelshuffle import PixelShuffle, PixelUnshuffle
+from .channelshuffle import ChannelShuffle
+from .distance import CosineSimilarity, PairwiseDistance
+from .loss import (CrossEntropyLoss, NLLLoss, MSELoss, L1Loss, SmoothL1Loss, BCEWithLogitsLoss, BCELoss, KLDivLoss,
+                   HuberLoss, TripletMarginLoss, MarginRankingLoss, CosineEmbeddingLoss, SoftMarginLoss,
+                   MultiLabelSoftMarginLoss, HingeEmbeddingLoss, PoissonNLLLoss, GaussianNLLLoss, MultiMarginLoss,
+                   MultiLabelMarginLoss)
+from .rnn import RNNBase, RNN, LSTM, GRU, RNNCellBase, RNNCell, LSTMCell, GRUCell
+from .transformer import (Transformer, TransformerEncoder, TransformerDecoder, TransformerEncoderLayer,
+                          TransformerDecoderLayer)
+
+__all__ = ["Module", "Sequential", "ModuleList", "ModuleDict", "ParameterList", "ParameterDict", "Identity", "Linear",
+           "Bilinear", "ReLU", "ReLU6", "LeakyReLU", "ELU", "GELU", "Tanh",
+           "Sigmoid", "SiLU", "Mish", "Softplus", "Hardswish", "Hardtanh", "Threshold", "GLU", "PReLU", "LogSigmoid",
+           "Softsign", "Tanhshrink", "Hardsigmoid", "SELU", "CELU", "Softmax", "LogSoftmax", "Softmin", "Softmax2d",
+           "MultiheadAttention", "Flatten", "Unflatten", "BatchNorm1d", "BatchNorm2d", "InstanceNorm1d",
+           "InstanceNorm2d", "LayerNorm", "GroupNorm", "LocalResponseNorm", "Embedding", "EmbeddingBag", "Dropout",
+           "Dropout1d", "Dropout2d", "AlphaDropout", "Conv1d", "Conv2d", "ConvTranspose1d", "ConvTranspose2d", "Unfold",
+           "Fold", "MaxPool1d", "MaxPool2d", "AvgPool1d", "AvgPool2d", "AdaptiveAvgPool1d", "AdaptiveAvgPool2d",
+           "AdaptiveMaxPool2d", "Upsample", "UpsamplingNearest2d", "UpsamplingBilinear2d", "ZeroPad2d", "PixelShuffle",
+           "PixelUnshuffle", "ChannelShuffle", "CosineSimilarity", "PairwiseDistance", "CrossEntropyLoss", "NLLLoss",
+           "MSELoss", "L1Loss", "SmoothL1Loss", "BCEWithLogitsLoss", "BCELoss", "KLDivLoss", "HuberLoss",
+           "TripletMarginLoss", "MarginRankingLoss", "CosineEmbeddingLoss", "SoftMarginLoss",
+           "MultiLabelSoftMarginLoss", "HingeEmbeddingLoss", "PoissonNLLLoss", "GaussianNLLLoss", "MultiMarginLoss",
+           "MultiLabelMarginLoss", "RNNBase", "RNN", "LSTM", "GRU", "RNNCellBase", "RNNCell", "LSTMCell", "GRUCell",
+           "Transformer", "TransformerEncoder", "TransformerDecoder", "TransformerEncoderLayer",
+           "TransformerDecoderLayer"]

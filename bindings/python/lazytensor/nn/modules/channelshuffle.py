@@ -1,0 +1,18 @@
+"""ChannelShuffle."""
+from .. import functional as F
+from .module import Module
+
+
+class ChannelShuffle(Module):
+    def __init__(self, groups):
+        super().__init__()
+        self.groups = groups
+
+    def forward(self, input):
+        return F.channel_shuffle(input, self.groups)
+
+    def extra_repr(self):
+        return "groups={}".format(self.groups)
+
+
+__all__ = ["ChannelShuffle"]
