@@ -243,7 +243,7 @@ std::string Codegen::compute(const KOp& o) {
     case Op::LogicalAnd: return "((" + a + " != 0) && (" + b + " != 0))";
     case Op::LogicalOr: return "((" + a + " != 0) || (" + b + " != 0))";
     case Op::Where: return "(" + cast(a, in_t, DType::Bool) + " ? " + b + " : " + v(o.inputs[2]) + ")";
-    default: break;
+    LT_NON_ELEMENTWISE_CASES: break;
   }
   fail(ErrorKind::NotImplemented, "cuda codegen: compute ", op_name(o.op));
 }
