@@ -175,6 +175,7 @@ NodeList input_gradients(const NodePtr& y, const NodePtr& g, absl::Span<const bo
     case Op::LogicalOr:
     case Op::ArgMax:
     case Op::ArgMin:
+    case Op::BitwiseAnd:
     case Op::Detach:
       break;
 

@@ -61,6 +61,15 @@ void pred2(const Buffer& a, const Buffer& b, Buffer& out, F f) {
   });
 }
 
+/// out = f(a, b) for integer and bool dtypes (their dtype rule keeps floats out).
+template <typename F>
+void int2(const Buffer& a, const Buffer& b, Buffer& out, F f) {
+  visit_dtype(out.dtype(), [&](auto e) {
+    using E = decltype(e);
+    if constexpr (!kReal<typename E::Compute>) map2<E, typename E::Storage>(a, b, out, f);
+  });
+}
+
 }  // namespace
 
 // One case per elementwise op (ir/ops.def), checked to cover them all
@@ -77,8 +86,10 @@ BufferPtr Evaluator::eval_elementwise() {
   } else {
     check(a.dtype() == n.dtype, "elementwise input dtype differs from the output's");
   }
-  if (op_info(op).dtype_rule == DTypeRule::Float && !is_floating(n.dtype)) {
-    error(ErrorKind::Type, "not defined for integer or bool dtypes");
+  const DTypeRule rule = op_info(op).dtype_rule;
+  if (rule == DTypeRule::Float && !is_floating(n.dtype)) error(ErrorKind::Type, "not defined for integer or bool dtypes");
+  if ((rule == DTypeRule::Integer || rule == DTypeRule::IntegerOrBool) && is_floating(a.dtype())) {
+    error(ErrorKind::Type, "not defined for floating dtypes");
   }
   BufferPtr out = output();
   Buffer& y = *out;
@@ -182,6 +193,7 @@ BufferPtr Evaluator::eval_elementwise() {
     case Op::Ge: pred2(a, *b, y, [](auto x, auto z) { return x >= z; }); break;
     case Op::LogicalAnd: pred2(a, *b, y, [](auto x, auto z) { return x != 0 && z != 0; }); break;
     case Op::LogicalOr: pred2(a, *b, y, [](auto x, auto z) { return x != 0 || z != 0; }); break;
+    case Op::BitwiseAnd: int2(a, *b, y, [](int64_t x, int64_t z) { return x & z; }); break;
     case Op::Cast:
     case Op::Detach:
     case Op::Where:  // eval_cast, eval() and eval_where

@@ -242,6 +242,7 @@ std::string Codegen::compute(const KOp& o) {
     case Op::Ge: return "(" + a + " >= " + b + ")";
     case Op::LogicalAnd: return "((" + a + " != 0) && (" + b + " != 0))";
     case Op::LogicalOr: return "((" + a + " != 0) || (" + b + " != 0))";
+    case Op::BitwiseAnd: return "(" + a + " & " + b + ")";
     case Op::Where: return "(" + cast(a, in_t, DType::Bool) + " ? " + b + " : " + v(o.inputs[2]) + ")";
     LT_NON_ELEMENTWISE_CASES: break;
   }
