@@ -176,6 +176,7 @@ NodeList input_gradients(const NodePtr& y, const NodePtr& g, absl::Span<const bo
     case Op::ArgMax:
     case Op::ArgMin:
     case Op::BitwiseAnd:
+    case Op::BitwiseOr:
     case Op::Detach:
       break;
 
