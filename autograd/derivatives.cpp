@@ -177,6 +177,7 @@ NodeList input_gradients(const NodePtr& y, const NodePtr& g, absl::Span<const bo
     case Op::ArgMin:
     case Op::BitwiseAnd:
     case Op::BitwiseOr:
+    case Op::BitwiseXor:
     case Op::Detach:
       break;
 

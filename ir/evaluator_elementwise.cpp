@@ -195,6 +195,7 @@ BufferPtr Evaluator::eval_elementwise() {
     case Op::LogicalOr: pred2(a, *b, y, [](auto x, auto z) { return x != 0 || z != 0; }); break;
     case Op::BitwiseAnd: int2(a, *b, y, [](int64_t x, int64_t z) { return x & z; }); break;
     case Op::BitwiseOr: int2(a, *b, y, [](int64_t x, int64_t z) { return x | z; }); break;
+    case Op::BitwiseXor: int2(a, *b, y, [](int64_t x, int64_t z) { return x ^ z; }); break;
     case Op::Cast:
     case Op::Detach:
     case Op::Where:  // eval_cast, eval() and eval_where

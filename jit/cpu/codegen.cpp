@@ -683,6 +683,7 @@ Value* Codegen::gen_compute(const KOp& o) {
     case Op::LogicalOr: return b_.CreateOr(to_bool(a, in_t), to_bool(c, k_.ops[o.inputs[1]].dtype));
     case Op::BitwiseAnd: return b_.CreateAnd(a, c);
     case Op::BitwiseOr: return b_.CreateOr(a, c);
+    case Op::BitwiseXor: return b_.CreateXor(a, c);
     case Op::Where: return b_.CreateSelect(to_bool(a, in_t), c, get(o.inputs[2]));
     LT_NON_ELEMENTWISE_CASES: break;
   }

@@ -244,6 +244,7 @@ std::string Codegen::compute(const KOp& o) {
     case Op::LogicalOr: return "((" + a + " != 0) || (" + b + " != 0))";
     case Op::BitwiseAnd: return "(" + a + " & " + b + ")";
     case Op::BitwiseOr: return "(" + a + " | " + b + ")";
+    case Op::BitwiseXor: return "(" + a + " ^ " + b + ")";
     case Op::Where: return "(" + cast(a, in_t, DType::Bool) + " ? " + b + " : " + v(o.inputs[2]) + ")";
     LT_NON_ELEMENTWISE_CASES: break;
   }
