@@ -178,6 +178,7 @@ NodeList input_gradients(const NodePtr& y, const NodePtr& g, absl::Span<const bo
     case Op::BitwiseAnd:
     case Op::BitwiseOr:
     case Op::BitwiseXor:
+    case Op::BitwiseNot:
     case Op::Detach:
       break;
 

@@ -61,6 +61,14 @@ void pred2(const Buffer& a, const Buffer& b, Buffer& out, F f) {
   });
 }
 
+/// out = f(a) for integer dtypes (the dtype rule keeps floats out).
+template <typename F>
+void int1(const Buffer& a, Buffer& out, F f) {
+  visit_dtype(out.dtype(), [&](auto e) {
+    using E = decltype(e);
+    if constexpr (!kReal<typename E::Compute>) map1<E, typename E::Storage>(a, out, f);
+  });
+}
 /// out = f(a, b) for integer and bool dtypes (their dtype rule keeps floats out).
 template <typename F>
 void int2(const Buffer& a, const Buffer& b, Buffer& out, F f) {
@@ -196,6 +204,10 @@ BufferPtr Evaluator::eval_elementwise() {
     case Op::BitwiseAnd: int2(a, *b, y, [](int64_t x, int64_t z) { return x & z; }); break;
     case Op::BitwiseOr: int2(a, *b, y, [](int64_t x, int64_t z) { return x | z; }); break;
     case Op::BitwiseXor: int2(a, *b, y, [](int64_t x, int64_t z) { return x ^ z; }); break;
+    case Op::BitwiseNot:
+      if (n.dtype == DType::Bool) pred1(a, y, [](auto x) { return x == 0; });
+      else int1(a, y, [](int64_t x) { return ~x; });
+      break;
     case Op::Cast:
     case Op::Detach:
     case Op::Where:  // eval_cast, eval() and eval_where

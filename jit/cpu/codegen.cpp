@@ -684,6 +684,7 @@ Value* Codegen::gen_compute(const KOp& o) {
     case Op::BitwiseAnd: return b_.CreateAnd(a, c);
     case Op::BitwiseOr: return b_.CreateOr(a, c);
     case Op::BitwiseXor: return b_.CreateXor(a, c);
+    case Op::BitwiseNot: return b_.CreateNot(a);  // bools are i1 here
     case Op::Where: return b_.CreateSelect(to_bool(a, in_t), c, get(o.inputs[2]));
     LT_NON_ELEMENTWISE_CASES: break;
   }

@@ -245,6 +245,7 @@ std::string Codegen::compute(const KOp& o) {
     case Op::BitwiseAnd: return "(" + a + " & " + b + ")";
     case Op::BitwiseOr: return "(" + a + " | " + b + ")";
     case Op::BitwiseXor: return "(" + a + " ^ " + b + ")";
+    case Op::BitwiseNot: return is_bool ? "(!" + a + ")" : std::string("(") + T + ")(~" + a + ")";
     case Op::Where: return "(" + cast(a, in_t, DType::Bool) + " ? " + b + " : " + v(o.inputs[2]) + ")";
     LT_NON_ELEMENTWISE_CASES: break;
   }
