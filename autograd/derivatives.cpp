@@ -179,6 +179,7 @@ NodeList input_gradients(const NodePtr& y, const NodePtr& g, absl::Span<const bo
     case Op::BitwiseOr:
     case Op::BitwiseXor:
     case Op::BitwiseNot:
+    case Op::ShiftLeft:
     case Op::Detach:
       break;
 

@@ -208,6 +208,13 @@ BufferPtr Evaluator::eval_elementwise() {
       if (n.dtype == DType::Bool) pred1(a, y, [](auto x) { return x == 0; });
       else int1(a, y, [](int64_t x) { return ~x; });
       break;
+    case Op::ShiftLeft:
+      // In int64 for int32 too: the low 32 bits of x << s are the same, and
+      // s in [32, 64) clears them as an out-of-range amount must.
+      int2(a, *b, y, [](int64_t x, int64_t s) -> int64_t {
+        return s < 0 || s >= 64 ? 0 : static_cast<int64_t>(static_cast<uint64_t>(x) << s);
+      });
+      break;
     case Op::Cast:
     case Op::Detach:
     case Op::Where:  // eval_cast, eval() and eval_where

@@ -685,6 +685,11 @@ Value* Codegen::gen_compute(const KOp& o) {
     case Op::BitwiseOr: return b_.CreateOr(a, c);
     case Op::BitwiseXor: return b_.CreateXor(a, c);
     case Op::BitwiseNot: return b_.CreateNot(a);  // bools are i1 here
+    case Op::ShiftLeft: {  // an amount < 0 or >= the width gives 0 (the evaluator's rule)
+      Value* in_range = b_.CreateICmpULT(c, llvm::ConstantInt::get(t, t->getScalarSizeInBits()));
+      Value* amount = b_.CreateSelect(in_range, c, llvm::ConstantInt::get(t, 0));
+      return b_.CreateSelect(in_range, b_.CreateShl(a, amount), llvm::ConstantInt::get(t, 0));
+    }
     case Op::Where: return b_.CreateSelect(to_bool(a, in_t), c, get(o.inputs[2]));
     LT_NON_ELEMENTWISE_CASES: break;
   }

@@ -246,6 +246,11 @@ std::string Codegen::compute(const KOp& o) {
     case Op::BitwiseOr: return "(" + a + " | " + b + ")";
     case Op::BitwiseXor: return "(" + a + " ^ " + b + ")";
     case Op::BitwiseNot: return is_bool ? "(!" + a + ")" : std::string("(") + T + ")(~" + a + ")";
+    case Op::ShiftLeft: {  // an amount < 0 or >= the width gives 0 (the evaluator's rule)
+      std::string bits = in_t == DType::Int64 ? "64" : "32";
+      return std::string("((unsigned long long)") + b + " < " + bits + " ? (" + T + ")((unsigned " + T + ")" + a +
+             " << " + b + ") : (" + T + ")0)";
+    }
     case Op::Where: return "(" + cast(a, in_t, DType::Bool) + " ? " + b + " : " + v(o.inputs[2]) + ")";
     LT_NON_ELEMENTWISE_CASES: break;
   }
