@@ -180,6 +180,7 @@ NodeList input_gradients(const NodePtr& y, const NodePtr& g, absl::Span<const bo
     case Op::BitwiseXor:
     case Op::BitwiseNot:
     case Op::ShiftLeft:
+    case Op::ShiftRight:
     case Op::Detach:
       break;
 

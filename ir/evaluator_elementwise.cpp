@@ -215,6 +215,9 @@ BufferPtr Evaluator::eval_elementwise() {
         return s < 0 || s >= 64 ? 0 : static_cast<int64_t>(static_cast<uint64_t>(x) << s);
       });
       break;
+    case Op::ShiftRight:  // arithmetic; an out-of-range amount gives the sign
+      int2(a, *b, y, [](int64_t x, int64_t s) -> int64_t { return s < 0 || s >= 64 ? (x < 0 ? -1 : 0) : x >> s; });
+      break;
     case Op::Cast:
     case Op::Detach:
     case Op::Where:  // eval_cast, eval() and eval_where

@@ -690,6 +690,11 @@ Value* Codegen::gen_compute(const KOp& o) {
       Value* amount = b_.CreateSelect(in_range, c, llvm::ConstantInt::get(t, 0));
       return b_.CreateSelect(in_range, b_.CreateShl(a, amount), llvm::ConstantInt::get(t, 0));
     }
+    case Op::ShiftRight: {  // arithmetic; an amount < 0 or >= the width gives the sign
+      unsigned bits = t->getScalarSizeInBits();
+      Value* in_range = b_.CreateICmpULT(c, llvm::ConstantInt::get(t, bits));
+      return b_.CreateAShr(a, b_.CreateSelect(in_range, c, llvm::ConstantInt::get(t, bits - 1)));
+    }
     case Op::Where: return b_.CreateSelect(to_bool(a, in_t), c, get(o.inputs[2]));
     LT_NON_ELEMENTWISE_CASES: break;
   }

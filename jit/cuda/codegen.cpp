@@ -251,6 +251,10 @@ std::string Codegen::compute(const KOp& o) {
       return std::string("((unsigned long long)") + b + " < " + bits + " ? (" + T + ")((unsigned " + T + ")" + a +
              " << " + b + ") : (" + T + ")0)";
     }
+    case Op::ShiftRight: {  // arithmetic; an amount < 0 or >= the width gives the sign
+      std::string bits = in_t == DType::Int64 ? "64" : "32";
+      return "(" + a + " >> ((unsigned long long)" + b + " < " + bits + " ? " + b + " : " + bits + " - 1))";
+    }
     case Op::Where: return "(" + cast(a, in_t, DType::Bool) + " ? " + b + " : " + v(o.inputs[2]) + ")";
     LT_NON_ELEMENTWISE_CASES: break;
   }
