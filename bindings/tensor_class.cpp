@@ -381,7 +381,7 @@ void bind_tensor(py::module_& m, py::class_<PyTensor>& cls) {
   // method, in-place method and operators. Registered before the bool-only
   // operators below, so that these overloads are the ones tried first.
   py::list api_functions;
-#define LT_API_UNARY(fn, op, cxx, py)                                                                  \
+#define LT_API_UNARY(fn, op, cxx, pyop)                                                                  \
   cls.def(#fn, [](PyTensor& a) { return wrap(lt::fn(a.get())); });                                    \
   m.def(#fn, [](PyTensor& a) { return wrap(lt::fn(a.get())); });                                      \
   cls.def(#fn "_", [](py::object self) {                                                               \
@@ -389,9 +389,9 @@ void bind_tensor(py::module_& m, py::class_<PyTensor>& cls) {
     assign_inplace(s, lt::fn(s.get()), #fn "_");                                                       \
     return self;                                                                                       \
   });                                                                                                  \
-  cls.def("__" py "__", [](PyTensor& a) { return wrap(unary_operator(a, #cxx " (operator." py ")", lt::Op::op, lt::fn)); }); \
+  cls.def("__" pyop "__", [](PyTensor& a) { return wrap(unary_operator(a, #cxx " (operator." pyop ")", lt::Op::op, lt::fn)); }); \
   api_functions.append(#fn);
-#define LT_API_BINARY(fn, op, cxx, py)                                                              \
+#define LT_API_BINARY(fn, op, cxx, pyop)                                                              \
   cls.def(#fn, [](PyTensor& a, py::handle b) {                                                      \
     return wrap(method_binary(a, b, [](auto&& x, auto&& y) { return lt::fn(x, y); }, #fn));         \
   });                                                                                               \
@@ -404,7 +404,7 @@ void bind_tensor(py::module_& m, py::class_<PyTensor>& cls) {
                    #fn "_");                                                                        \
     return self;                                                                                    \
   });                                                                                               \
-  LT_BIN("__" py "__", lt::fn) LT_RBIN("__r" py "__", lt::fn) LT_IBIN("__i" py "__", lt::fn, #fn "_") \
+  LT_BIN("__" pyop "__", lt::fn) LT_RBIN("__r" pyop "__", lt::fn) LT_IBIN("__i" pyop "__", lt::fn, #fn "_") \
   api_functions.append(#fn);
 #include "ir/api.def"
   m.attr("_elementwise_api") = api_functions;
