@@ -175,6 +175,12 @@ NodeList input_gradients(const NodePtr& y, const NodePtr& g, absl::Span<const bo
     case Op::LogicalOr:
     case Op::ArgMax:
     case Op::ArgMin:
+    case Op::BitwiseAnd:
+    case Op::BitwiseOr:
+    case Op::BitwiseXor:
+    case Op::BitwiseNot:
+    case Op::ShiftLeft:
+    case Op::ShiftRight:
     case Op::Detach:
       break;
 
@@ -290,70 +296,23 @@ NodeList input_gradients(const NodePtr& y, const NodePtr& g, absl::Span<const bo
   return out;
 }
 
-// Keep in step with input_gradients: each case lists exactly the inputs (and
-// y) that the rule above reads for the wanted inputs. Shapes and attributes
-// do not count (PyTorch saves sizes, not tensors, for those).
+// What input_gradients reads besides g, shapes and attributes (PyTorch saves
+// sizes, not tensors, for those) is the `saves` column of ir/ops.def: a rule
+// above that reads an input or y must have it listed there.
 NodeList saved_values(const NodePtr& y, absl::Span<const bool> wanted) {
   const NodeList& in = y->inputs;
   NodeList out;
   if (y->saves_output) out.push_back(y);
-  auto any_wanted = [&] {
-    for (bool w : wanted)
-      if (w) return true;
-    return false;
+  auto save = [&](const NodePtr& n) {
+    if (std::find(out.begin(), out.end(), n) == out.end()) out.push_back(n);
   };
-  auto save = [&](std::initializer_list<NodePtr> nodes) {
-    for (const NodePtr& n : nodes)
-      if (std::find(out.begin(), out.end(), n) == out.end()) out.push_back(n);
-  };
-  switch (y->op) {
-    case Op::Abs:
-    case Op::Log:
-    case Op::Log1p:
-    case Op::Sin:
-    case Op::Cos:
-    case Op::Erf:
-      if (wanted[0]) save({in[0]});
-      break;
-    case Op::Exp:
-    case Op::Expm1:
-    case Op::Sqrt:
-    case Op::Tanh:
-      if (wanted[0]) save({y});
-      break;
-    case Op::Mul:
-    case Op::MatMul:  // each side's gradient reads the other side
-      if (wanted[0]) save({in[1]});
-      if (wanted[1]) save({in[0]});
-      break;
-    case Op::Div:
-      if (wanted[0]) save({in[1]});
-      if (wanted[1]) save({in[0], in[1]});
-      break;
-    case Op::Pow:
-      if (wanted[0]) save({in[0], in[1]});
-      if (wanted[1]) save({in[0], in[1], y});
-      break;
-    case Op::Maximum:
-    case Op::Minimum:
-      if (any_wanted()) save({in[0], in[1]});
-      break;
-    case Op::Where:
-      if (wanted[1] || wanted[2]) save({in[0]});
-      break;
-    case Op::ReduceProd:
-    case Op::ReduceMax:
-    case Op::ReduceMin:
-      if (wanted[0]) save({in[0], y});
-      break;
-    case Op::Gather:
-      if (wanted[0]) save({in[1]});
-      break;
-    case Op::ScatterAdd:
-      if (wanted[2]) save({in[1]});
-      break;
-    default:  // the rule reads only g, shapes and attributes
-      break;
+  const SavedValues& saves = op_info(y->op).saves;
+  for (size_t k = 0; k < wanted.size() && k < 3; ++k) {
+    if (!wanted[k]) continue;
+    uint8_t mask = saves.when_wanted[k];
+    for (size_t i = 0; i < 3 && i < in.size(); ++i)
+      if (mask & (SavedValues::kIn0 << i)) save(in[i]);
+    if (mask & SavedValues::kOut) save(y);
   }
   return out;
 }

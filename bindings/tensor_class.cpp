@@ -60,6 +60,18 @@ Tensor method_binary(PyTensor& a, py::handle b, F&& f, const char* name) {
   return std::move(*r);
 }
 
+// A unary operator (~x): like torch, a dtype the op rejects is a TypeError here
+// (the function form raises RuntimeError).
+Tensor unary_operator(PyTensor& a, const char* spelled, lt::Op op, Tensor (*fn)(const Tensor&)) {
+  const Tensor& x = a.get();
+  lt::DTypeRule rule = lt::op_info(op).dtype_rule;
+  bool integer_only = rule == lt::DTypeRule::Integer || rule == lt::DTypeRule::IntegerOrBool;
+  if (integer_only && lt::is_floating(x.dtype())) {
+    throw py::type_error(std::string(spelled) + " is only implemented on integer and Boolean-type tensors");
+  }
+  return fn(x);
+}
+
 lt::Tensor scaled(py::handle other, py::handle alpha, const char* op) {
   Tensor o = to_tensor_operand(other, op);
   if (alpha.is_none()) return o;
@@ -365,6 +377,37 @@ void bind_tensor(py::module_& m, py::class_<PyTensor>& cls) {
   LT_BIN("__pow__", lt::pow) LT_RBIN("__rpow__", pow) LT_IBIN("__ipow__", pow, "pow_")
   LT_BIN("__eq__", lt::eq) LT_BIN("__ne__", lt::ne) LT_BIN("__lt__", lt::lt) LT_BIN("__le__", lt::le)
   LT_BIN("__gt__", lt::gt) LT_BIN("__ge__", lt::ge)
+  // Functions that are one primitive each (ir/api.def): torch function,
+  // method, in-place method and operators. Registered before the bool-only
+  // operators below, so that these overloads are the ones tried first.
+  py::list api_functions;
+#define LT_API_UNARY(fn, op, cxx, pyop)                                                                  \
+  cls.def(#fn, [](PyTensor& a) { return wrap(lt::fn(a.get())); });                                    \
+  m.def(#fn, [](PyTensor& a) { return wrap(lt::fn(a.get())); });                                      \
+  cls.def(#fn "_", [](py::object self) {                                                               \
+    PyTensor& s = self.cast<PyTensor&>();                                                              \
+    assign_inplace(s, lt::fn(s.get()), #fn "_");                                                       \
+    return self;                                                                                       \
+  });                                                                                                  \
+  cls.def("__" pyop "__", [](PyTensor& a) { return wrap(unary_operator(a, #cxx " (operator." pyop ")", lt::Op::op, lt::fn)); }); \
+  api_functions.append(#fn);
+#define LT_API_BINARY(fn, op, cxx, pyop)                                                              \
+  cls.def(#fn, [](PyTensor& a, py::handle b) {                                                      \
+    return wrap(method_binary(a, b, [](auto&& x, auto&& y) { return lt::fn(x, y); }, #fn));         \
+  });                                                                                               \
+  m.def(#fn, [](PyTensor& a, py::handle b) {                                                        \
+    return wrap(method_binary(a, b, [](auto&& x, auto&& y) { return lt::fn(x, y); }, #fn));         \
+  });                                                                                               \
+  cls.def(#fn "_", [](py::object self, py::handle b) {                                              \
+    PyTensor& s = self.cast<PyTensor&>();                                                           \
+    assign_inplace(s, method_binary(s, b, [](auto&& x, auto&& y) { return lt::fn(x, y); }, #fn "_"), \
+                   #fn "_");                                                                        \
+    return self;                                                                                    \
+  });                                                                                               \
+  LT_BIN("__" pyop "__", lt::fn) LT_RBIN("__r" pyop "__", lt::fn) LT_IBIN("__i" pyop "__", lt::fn, #fn "_") \
+  api_functions.append(#fn);
+#include "ir/api.def"
+  m.attr("_elementwise_api") = api_functions;
 #undef LT_BIN
 #undef LT_RBIN
 #undef LT_IBIN

@@ -91,6 +91,14 @@ NodePtr clamp(const NodePtr& x, const NodePtr& min, const NodePtr& max);
 /// Generic dispatch used by autograd and the text tools: builds `op` on
 /// operands that already obey the primitive conventions.
 NodePtr primitive(Op op, DType dtype, Shape shape, Attrs attrs, NodeList inputs);
+/// Builds elementwise `op` on operands of any shapes and dtypes: broadcasts,
+/// promotes (PyTorch rules) and applies the op's dtype rule (ir/ops.def),
+/// raising for dtypes the rule rejects. `b` is null for a unary op.
+NodePtr apply_elementwise(Op op, const NodePtr& a, const NodePtr& b = nullptr);
+// Public functions that are one primitive each (ir/api.def).
+#define LT_API_UNARY(fn, op, cxx, py) NodePtr fn(const NodePtr& x);
+#define LT_API_BINARY(fn, op, cxx, py) NodePtr fn(const NodePtr& a, const NodePtr& b);
+#include "ir/api.def"
 
 // ---- reductions ---------------------------------------------------------------
 // `dims` empty means all dims. Sum of bool/int gives int64 (PyTorch).

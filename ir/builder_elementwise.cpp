@@ -355,6 +355,42 @@ NodePtr clamp(const NodePtr& x, const NodePtr& min, const NodePtr& max) {
   return y;
 }
 
+NodePtr apply_elementwise(Op op, const NodePtr& a, const NodePtr& b) {
+  const OpInfo& info = op_info(op);
+  DType dt = b ? result_type_of({&a, &b}) : a->dtype;
+  switch (info.dtype_rule) {
+    case DTypeRule::Float:
+      if (!is_floating(dt)) dt = kDefaultFloat;
+      break;
+    case DTypeRule::Integer:
+    case DTypeRule::IntegerOrBool: {
+      bool bool_ok = info.dtype_rule == DTypeRule::IntegerOrBool;
+      if (is_floating(dt) || (dt == DType::Bool && !bool_ok)) {
+        fail(ErrorKind::Runtime, info.name, ": not implemented for ", dtype_name(dt), " tensors ",
+             b ? shapes_str({&a, &b}) : shape_str(a->shape), " (expected integer", bool_ok ? " or bool" : "",
+             " dtypes)");
+      }
+      break;
+    }
+    case DTypeRule::Same:
+    case DTypeRule::Predicate:
+      break;
+    case DTypeRule::None:
+    case DTypeRule::Cast:
+      fail(ErrorKind::Runtime, info.name, ": not an elementwise op with a dtype rule");
+  }
+  DType out = info.dtype_rule == DTypeRule::Predicate ? DType::Bool : dt;
+  if (!b) return elementwise(op, out, cast(a, dt));
+  Prepared p = prepare(info.name, a, b, dt);
+  return elementwise(op, out, p.a, p.b);
+}
+
+#define LT_API_UNARY(fn, op, cxx, py) \
+  NodePtr fn(const NodePtr& x) { return apply_elementwise(Op::op, x); }
+#define LT_API_BINARY(fn, op, cxx, py) \
+  NodePtr fn(const NodePtr& a, const NodePtr& b) { return apply_elementwise(Op::op, a, b); }
+#include "ir/api.def"
+
 NodePtr primitive(Op op, DType dtype, Shape shape, Attrs attrs, NodeList inputs) {
   const OpInfo& info = op_info(op);
   if (info.arity >= 0 && static_cast<int>(inputs.size()) != info.arity) {

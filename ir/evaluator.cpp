@@ -107,9 +107,8 @@ BufferPtr Evaluator::eval() {
   }
   switch (op_kind(n.op)) {
     case OpKind::Unary:
-      return eval_unary();
     case OpKind::Binary:
-      return eval_binary();
+      return eval_elementwise();
     case OpKind::Reduce:
       return eval_reduce();
     case OpKind::Movement:

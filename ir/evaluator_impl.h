@@ -176,9 +176,8 @@ struct Evaluator {
   BufferPtr eval_scalar();
   BufferPtr eval_iota();
   BufferPtr eval_rand_uniform();
-  BufferPtr eval_unary();
+  BufferPtr eval_elementwise();  ///< unary and binary ops
   BufferPtr eval_cast();
-  BufferPtr eval_binary();
   BufferPtr eval_where();
   BufferPtr eval_reduce();
   BufferPtr eval_arg_reduce();

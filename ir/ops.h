@@ -1,7 +1,9 @@
-// ir/ops.h — the table of primitive ops: the single source of truth.
+// ir/ops.h — the registry of primitive ops (rows in ir/ops.def): the single
+// source of truth for what each op is.
 //
 // Every backend, the reference evaluator, autograd and the text format switch
-// over this enum. Composite operations (softmax, gelu, layer_norm, ...) are
+// over this enum; the cost models, the fuzzer and the "what backward saves"
+// pass read the properties from op_info instead of listing ops. Composite operations (softmax, gelu, layer_norm, ...) are
 // not here: they are decompositions into these primitives (ir/builder.h).
 //
 // Conventions every primitive obeys, so backends stay simple:
@@ -34,76 +36,50 @@ enum class OpKind : uint8_t {
   MatMul,    ///< [B.., M, K] x [B.., K, N] with equal batch dims
 };
 
-// X(enum name, text name, kind, arity (-1 = variadic))
-#define LT_PRIMITIVE_OPS(X)                  \
-  X(Input, "input", Source, 0)               \
-  X(Scalar, "scalar", Source, 0)             \
-  X(Iota, "iota", Source, 0)                 \
-  X(RandUniform, "rand_uniform", Source, 2)  \
-  X(Neg, "neg", Unary, 1)                    \
-  X(Abs, "abs", Unary, 1)                    \
-  X(Exp, "exp", Unary, 1)                    \
-  X(Log, "log", Unary, 1)                    \
-  X(Log1p, "log1p", Unary, 1)                \
-  X(Expm1, "expm1", Unary, 1)                \
-  X(Sqrt, "sqrt", Unary, 1)                  \
-  X(Sin, "sin", Unary, 1)                    \
-  X(Cos, "cos", Unary, 1)                    \
-  X(Tanh, "tanh", Unary, 1)                  \
-  X(Erf, "erf", Unary, 1)                    \
-  X(Floor, "floor", Unary, 1)                \
-  X(Ceil, "ceil", Unary, 1)                  \
-  X(Round, "round", Unary, 1)                \
-  X(Sign, "sign", Unary, 1)                  \
-  X(LogicalNot, "logical_not", Unary, 1)     \
-  X(IsNan, "isnan", Unary, 1)                \
-  X(Cast, "cast", Unary, 1)                  \
-  X(Detach, "detach", Unary, 1)              \
-  X(Add, "add", Binary, 2)                   \
-  X(Sub, "sub", Binary, 2)                   \
-  X(Mul, "mul", Binary, 2)                   \
-  X(Div, "div", Binary, 2)                   \
-  X(Pow, "pow", Binary, 2)                   \
-  X(Maximum, "maximum", Binary, 2)           \
-  X(Minimum, "minimum", Binary, 2)           \
-  X(Eq, "eq", Binary, 2)                     \
-  X(Ne, "ne", Binary, 2)                     \
-  X(Lt, "lt", Binary, 2)                     \
-  X(Le, "le", Binary, 2)                     \
-  X(Gt, "gt", Binary, 2)                     \
-  X(Ge, "ge", Binary, 2)                     \
-  X(LogicalAnd, "logical_and", Binary, 2)    \
-  X(LogicalOr, "logical_or", Binary, 2)      \
-  X(Where, "where", Ternary, 3)              \
-  X(ReduceSum, "reduce_sum", Reduce, 1)      \
-  X(ReduceProd, "reduce_prod", Reduce, 1)    \
-  X(ReduceMax, "reduce_max", Reduce, 1)      \
-  X(ReduceMin, "reduce_min", Reduce, 1)      \
-  X(ArgMax, "argmax", Reduce, 1)             \
-  X(ArgMin, "argmin", Reduce, 1)             \
-  X(CumSum, "cumsum", Scan, 1)               \
-  X(Reshape, "reshape", Movement, 1)         \
-  X(Permute, "permute", Movement, 1)         \
-  X(Expand, "expand", Movement, 1)           \
-  X(Slice, "slice", Movement, 1)             \
-  X(Flip, "flip", Movement, 1)               \
-  X(Pad, "pad", Movement, 2)                 \
-  X(Concat, "concat", Concat, -1)            \
-  X(Gather, "gather", Gather, 2)             \
-  X(ScatterAdd, "scatter_add", Scatter, 3)   \
-  X(MatMul, "matmul", MatMul, 2)
+/// Which operand dtypes an elementwise op takes and which dtype it yields.
+enum class DTypeRule : uint8_t {
+  None,           ///< not elementwise: the builder sets the dtype
+  Same,           ///< any dtype; the output has the operands' dtype
+  Float,          ///< floating: the builder promotes integer operands to float32
+  Predicate,      ///< any dtype in, bool out
+  Integer,        ///< integer operands only (bool and floating raise)
+  IntegerOrBool,  ///< integer or bool operands (floating raises)
+  Cast,           ///< any dtype in; the output dtype is the node's
+};
+
+/// Per-element cost: the one weight scale of every cost model (op_cost).
+enum class CostClass : uint8_t {
+  Free,       ///< sources and views: index arithmetic only
+  Cheap,      ///< about one instruction per element
+  Expensive,  ///< transcendentals and pow: tens of instructions per element
+  MatMul,     ///< its own kernel: never worth recomputing
+};
+
+/// What a derivative reads: one mask per input, for when that input's
+/// gradient is wanted. Bits: the inputs 0..2 and the op's output.
+struct SavedValues {
+  static constexpr uint8_t kIn0 = 1, kIn1 = 2, kIn2 = 4, kOut = 8;
+  uint8_t when_wanted[3] = {0, 0, 0};
+};
+
+#include "ir/ops.def"
 
 enum class Op : uint8_t {
-#define LT_OP_ENUM(name, text, kind, arity) name,
+#define LT_OP_ENUM(name, ...) name,
   LT_PRIMITIVE_OPS(LT_OP_ENUM)
 #undef LT_OP_ENUM
       NumOps
 };
+constexpr size_t kNumOps = static_cast<size_t>(Op::NumOps);
 
 struct OpInfo {
   std::string_view name;
   OpKind kind;
   int arity;
+  DTypeRule dtype_rule;
+  CostClass cost;
+  SavedValues saves;
+  bool transcendental;  ///< a vectorisable math function (exp, log, tanh, erf, ...)
 };
 
 const OpInfo& op_info(Op op);
@@ -116,9 +92,38 @@ inline bool is_elementwise(Op op) {
   return k == OpKind::Unary || k == OpKind::Binary || k == OpKind::Ternary;
 }
 /// Comparison and logical ops produce bool.
-inline bool is_predicate(Op op) {
-  return (op >= Op::Eq && op <= Op::LogicalOr) || op == Op::LogicalNot || op == Op::IsNan;
+inline bool is_predicate(Op op) { return op_info(op).dtype_rule == DTypeRule::Predicate; }
+inline bool is_transcendental(Op op) { return op_info(op).transcendental; }
+/// Weight of one evaluation per element, on the scale every cost model uses
+/// (the fusion decision in scheduler/schedule.cpp, the CPU row-phase stash).
+constexpr int64_t cost_weight(CostClass c) {
+  switch (c) {
+    case CostClass::Free: return 0;
+    case CostClass::Cheap: return 1;
+    case CostClass::Expensive: return 8;
+    case CostClass::MatMul: return int64_t{1} << 20;
+  }
+  return 0;
 }
+inline int64_t op_cost(Op op) { return cost_weight(op_info(op).cost); }
+
+/// `case Op::X:` for every op that is not elementwise (and NumOps). A switch
+/// that lowers elementwise ops lists each of them, then these: with
+/// -Werror=switch and no default, a new elementwise op without a case there
+/// fails the build.
+#define LT_NON_ELEMENTWISE_CASES LT_PRIMITIVE_OPS(LT_CASE_IF_NOT_ELEMENTWISE) case Op::NumOps
+#define LT_CASE_IF_NOT_ELEMENTWISE(name, text, kind, ...) LT_CASE_IF_NOT_ELEMENTWISE_##kind(name)
+#define LT_CASE_IF_NOT_ELEMENTWISE_Unary(name)
+#define LT_CASE_IF_NOT_ELEMENTWISE_Binary(name)
+#define LT_CASE_IF_NOT_ELEMENTWISE_Ternary(name)
+#define LT_CASE_IF_NOT_ELEMENTWISE_Source(name) case Op::name:
+#define LT_CASE_IF_NOT_ELEMENTWISE_Reduce(name) case Op::name:
+#define LT_CASE_IF_NOT_ELEMENTWISE_Scan(name) case Op::name:
+#define LT_CASE_IF_NOT_ELEMENTWISE_Movement(name) case Op::name:
+#define LT_CASE_IF_NOT_ELEMENTWISE_Concat(name) case Op::name:
+#define LT_CASE_IF_NOT_ELEMENTWISE_Gather(name) case Op::name:
+#define LT_CASE_IF_NOT_ELEMENTWISE_Scatter(name) case Op::name:
+#define LT_CASE_IF_NOT_ELEMENTWISE_MatMul(name) case Op::name:
 
 /*
  Attribute layouts (Node::attrs), one per op that has any:

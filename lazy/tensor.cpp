@@ -424,6 +424,18 @@ Tensor operator&&(const Tensor& a, const Tensor& b) { return logical_and(a, b); 
 Tensor operator||(const Tensor& a, const Tensor& b) { return logical_or(a, b); }
 Tensor operator!(const Tensor& a) { return logical_not(a); }
 
+#define LT_API_UNARY(fn, op, cxx, py)                              \
+  Tensor fn(const Tensor& x) { return wrap(ops::fn(N(x))); }     \
+  Tensor operator cxx(const Tensor& x) { return fn(x); }
+#define LT_API_BINARY(fn, op, cxx, py)                                                      \
+  Tensor fn(const Tensor& a, const Tensor& b) { return wrap(ops::fn(N(a), N(b))); }        \
+  Tensor fn(const Tensor& a, Scalar b) { return wrap(ops::fn(N(a), b.node())); }           \
+  Tensor fn(Scalar a, const Tensor& b) { return wrap(ops::fn(a.node(), N(b))); }           \
+  Tensor operator cxx(const Tensor& a, const Tensor& b) { return fn(a, b); }               \
+  Tensor operator cxx(const Tensor& a, Scalar b) { return fn(a, b); }                      \
+  Tensor operator cxx(Scalar a, const Tensor& b) { return fn(a, b); }
+#include "ir/api.def"
+
 // ---- reductions ----
 Tensor sum(const Tensor& x, absl::Span<const int64_t> d, bool k, std::optional<DType> dt) {
   return wrap(ops::sum(N(x), d, k, dt));

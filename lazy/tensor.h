@@ -237,6 +237,18 @@ LT_DECLARE_CMP(==) LT_DECLARE_CMP(!=) LT_DECLARE_CMP(<) LT_DECLARE_CMP(<=) LT_DE
 Tensor operator&&(const Tensor& a, const Tensor& b);
 Tensor operator||(const Tensor& a, const Tensor& b);
 Tensor operator!(const Tensor& a);
+// Functions that are one primitive each, with their operators (ir/api.def).
+#define LT_API_UNARY(fn, op, cxx, py) \
+  Tensor fn(const Tensor& x);         \
+  Tensor operator cxx(const Tensor& x);
+#define LT_API_BINARY(fn, op, cxx, py)                    \
+  Tensor fn(const Tensor& a, const Tensor& b);            \
+  Tensor fn(const Tensor& a, Scalar b);                   \
+  Tensor fn(Scalar a, const Tensor& b);                   \
+  Tensor operator cxx(const Tensor& a, const Tensor& b);  \
+  Tensor operator cxx(const Tensor& a, Scalar b);         \
+  Tensor operator cxx(Scalar a, const Tensor& b);
+#include "ir/api.def"
 
 // ---- reductions ----
 Tensor sum(const Tensor& x, absl::Span<const int64_t> dims = {}, bool keepdim = false,

@@ -998,13 +998,7 @@ Plan Scheduler::run() {
     for (size_t i = 0; i < t_.nodes.size(); ++i) {
       const TraceNode& n = t_.nodes[i];
       OpKind k = op_kind(n.op);
-      int64_t own = k == OpKind::MatMul ? int64_t{1} << 20
-                    : k == OpKind::Movement || k == OpKind::Source ? 0
-                    : (n.op == Op::Exp || n.op == Op::Log || n.op == Op::Tanh || n.op == Op::Erf || n.op == Op::Pow ||
-                       n.op == Op::Sin || n.op == Op::Cos || n.op == Op::Log1p || n.op == Op::Expm1)
-                        ? 8
-                        : 1;
-      cost_[i] = own;
+      cost_[i] = op_cost(n.op);
       has_red_[i] = k == OpKind::Reduce;
       has_gather_[i] = k == OpKind::Gather;
       has_matmul_[i] = k == OpKind::MatMul;

@@ -309,16 +309,13 @@ std::vector<Codegen::Stash> Codegen::plan_stashes() const {
     else if (o.elem && (is_effect(o.code) || o.code == KOpCode::Scan))
       for (int i = 0; i < o.num_inputs; ++i) elem_deps(o.inputs[i], in_phase[o.phase]);
   }
-  auto op_cost = [&](const KOp& o) -> int {
-    if (o.code != KOpCode::Compute) return o.code == KOpCode::Random ? 40 : 0;
-    switch (o.op) {
-      case Op::Exp: case Op::Log: case Op::Log1p: case Op::Expm1: case Op::Tanh: case Op::Erf:
-      case Op::Sin: case Op::Cos: case Op::Pow: return 20;
-      case Op::Div: case Op::Sqrt: return 5;
-      default: return 1;
-    }
+  // On the registry's scale (op_cost): one expensive op is worth a stash;
+  // Philox's ten integer rounds count as two.
+  constexpr int64_t kMinCost = cost_weight(CostClass::Expensive);
+  auto op_cost = [&](const KOp& o) -> int64_t {
+    if (o.code != KOpCode::Compute) return o.code == KOpCode::Random ? 2 * kMinCost : 0;
+    return lt::op_cost(o.op);
   };
-  constexpr int kMinCost = 12;
   constexpr int64_t kMaxRowBytes = 256 << 10;  // stays in L2 between phases
   for (size_t sid = 0; sid < n; ++sid) {
     const KOp& s = k_.ops[sid];
@@ -611,7 +608,7 @@ Value* Codegen::gen_compute(const KOp& o) {
     case Op::Tanh:
     case Op::Erf:
     case Op::Sin:
-    case Op::Cos: {
+    case Op::Cos: {  // the registry's transcendentals
       // Calls whose vector variants the vectoriser picks: external ones at
       // the quick tier; at the full tier defined in this module and inlined
       // after vectorising (compiler.cpp, inline_late), since their vector
@@ -684,9 +681,24 @@ Value* Codegen::gen_compute(const KOp& o) {
     case Op::Ge: return fp ? b_.CreateFCmpOGE(a, c) : is_bool ? b_.CreateICmpUGE(a, c) : b_.CreateICmpSGE(a, c);
     case Op::LogicalAnd: return b_.CreateAnd(to_bool(a, in_t), to_bool(c, k_.ops[o.inputs[1]].dtype));
     case Op::LogicalOr: return b_.CreateOr(to_bool(a, in_t), to_bool(c, k_.ops[o.inputs[1]].dtype));
+    case Op::BitwiseAnd: return b_.CreateAnd(a, c);
+    case Op::BitwiseOr: return b_.CreateOr(a, c);
+    case Op::BitwiseXor: return b_.CreateXor(a, c);
+    case Op::BitwiseNot: return b_.CreateNot(a);  // bools are i1 here
+    case Op::ShiftLeft: {  // an amount < 0 or >= the width gives 0 (the evaluator's rule)
+      Value* in_range = b_.CreateICmpULT(c, llvm::ConstantInt::get(t, t->getScalarSizeInBits()));
+      Value* amount = b_.CreateSelect(in_range, c, llvm::ConstantInt::get(t, 0));
+      return b_.CreateSelect(in_range, b_.CreateShl(a, amount), llvm::ConstantInt::get(t, 0));
+    }
+    case Op::ShiftRight: {  // arithmetic; an amount < 0 or >= the width gives the sign
+      unsigned bits = t->getScalarSizeInBits();
+      Value* in_range = b_.CreateICmpULT(c, llvm::ConstantInt::get(t, bits));
+      return b_.CreateAShr(a, b_.CreateSelect(in_range, c, llvm::ConstantInt::get(t, bits - 1)));
+    }
     case Op::Where: return b_.CreateSelect(to_bool(a, in_t), c, get(o.inputs[2]));
-    default: fail(ErrorKind::NotImplemented, "cpu codegen: compute ", op_name(o.op));
+    LT_NON_ELEMENTWISE_CASES: break;
   }
+  fail(ErrorKind::NotImplemented, "cpu codegen: compute ", op_name(o.op));
 }
 
 // Sets coords_[first, last) by unravelling `linear` over domain[first, last).
@@ -715,12 +727,7 @@ bool Codegen::interleaves_body() const {
   bool any = false;
   for (const KOp& o : k_.ops) {
     if (o.code == KOpCode::Random) return false;
-    if (o.code != KOpCode::Compute) continue;
-    switch (o.op) {
-      case Op::Exp: case Op::Log: case Op::Log1p: case Op::Expm1: case Op::Tanh: case Op::Erf:
-      case Op::Sin: case Op::Cos: any = true; break;
-      default: break;
-    }
+    if (o.code == KOpCode::Compute && is_transcendental(o.op)) any = true;
   }
   return any;
 }

@@ -517,7 +517,7 @@ Value* emit_transcendental(llvm::IRBuilder<>& b, Op op, Value* x) {
       return trig_large_arguments(b, op, x,
                                   m.sincos_poly(b.CreateFPTrunc(r, t), mq.int_of_integral(n, /*low32=*/true), shift));
     }
-    default: return nullptr;
+    default: return nullptr;  // not a transcendental (ir/ops.def)
   }
 }
 
@@ -530,7 +530,6 @@ Value* emit_transcendental(llvm::IRBuilder<>& b, Op op, Value* x) {
 // the precompiled Philox (codegen.cpp). Bodies are emit_transcendental's, so
 // both tiers compute the same values.
 namespace {
-constexpr Op kMathOps[] = {Op::Exp, Op::Log, Op::Expm1, Op::Log1p, Op::Tanh, Op::Erf, Op::Sin, Op::Cos};
 
 std::vector<int> math_lanes(bool f64) {
   std::vector<int> lanes;
@@ -541,15 +540,14 @@ std::vector<int> math_lanes(bool f64) {
 }  // namespace
 
 std::string math_function_name(Op op, bool f64) {
-  for (Op m : kMathOps)
-    if (m == op) return cat("lt_m_", op_name(op), f64 ? "_f64" : "_f32");
-  return "";
+  return is_transcendental(op) ? cat("lt_m_", op_name(op), f64 ? "_f64" : "_f32") : "";
 }
 
 bool parse_math_function_name(const std::string& name, Op* op, bool* f64) {
-  for (Op m : kMathOps)
+  for (size_t i = 0; i < kNumOps; ++i)
     for (bool d : {false, true})
-      if (math_function_name(m, d) == name) return *op = m, *f64 = d, true;
+      if (Op m = static_cast<Op>(i); is_transcendental(m) && math_function_name(m, d) == name)
+        return *op = m, *f64 = d, true;
   return false;
 }
 

@@ -242,8 +242,21 @@ std::string Codegen::compute(const KOp& o) {
     case Op::Ge: return "(" + a + " >= " + b + ")";
     case Op::LogicalAnd: return "((" + a + " != 0) && (" + b + " != 0))";
     case Op::LogicalOr: return "((" + a + " != 0) || (" + b + " != 0))";
+    case Op::BitwiseAnd: return "(" + a + " & " + b + ")";
+    case Op::BitwiseOr: return "(" + a + " | " + b + ")";
+    case Op::BitwiseXor: return "(" + a + " ^ " + b + ")";
+    case Op::BitwiseNot: return is_bool ? "(!" + a + ")" : std::string("(") + T + ")(~" + a + ")";
+    case Op::ShiftLeft: {  // an amount < 0 or >= the width gives 0 (the evaluator's rule)
+      std::string bits = in_t == DType::Int64 ? "64" : "32";
+      return std::string("((unsigned long long)") + b + " < " + bits + " ? (" + T + ")((unsigned " + T + ")" + a +
+             " << " + b + ") : (" + T + ")0)";
+    }
+    case Op::ShiftRight: {  // arithmetic; an amount < 0 or >= the width gives the sign
+      std::string bits = in_t == DType::Int64 ? "64" : "32";
+      return "(" + a + " >> ((unsigned long long)" + b + " < " + bits + " ? " + b + " : " + bits + " - 1))";
+    }
     case Op::Where: return "(" + cast(a, in_t, DType::Bool) + " ? " + b + " : " + v(o.inputs[2]) + ")";
-    default: break;
+    LT_NON_ELEMENTWISE_CASES: break;
   }
   fail(ErrorKind::NotImplemented, "cuda codegen: compute ", op_name(o.op));
 }

@@ -178,7 +178,7 @@ class Generator {
     const NodePtr& x = a.node;
     bool fl = is_floating(x->dtype);
     int64_t nd = x->ndim();
-    switch (pick(0, 16)) {
+    switch (pick(0, 17)) {
       case 0: {  // float unary
         static const std::vector<NodePtr (*)(const NodePtr&)> f = {
             ops::exp, ops::log, ops::log1p, ops::expm1, ops::sqrt, ops::sin, ops::cos, ops::tanh, ops::erf,
@@ -330,7 +330,27 @@ class Generator {
         push(ops::scatter_add(x, d, ops::from_buffer(b, is), src), a.exact && !fl);
         return;
       }
+      case 17: {  // an integer op of the registry (ir/ops.def) on exact integer or bool values
+        static const std::vector<Op> integer_ops = registry_ops([](const OpInfo& i) {
+          return i.dtype_rule == DTypeRule::Integer || i.dtype_rule == DTypeRule::IntegerOrBool;
+        });
+        if (integer_ops.empty() || !a.exact || fl) return;
+        Op op = choose(integer_ops);
+        if (x->dtype == DType::Bool && op_info(op).dtype_rule == DTypeRule::Integer) return;
+        if (op_info(op).arity == 1) return push(ops::apply_elementwise(op, x), true);
+        NodePtr b = partner(a);
+        if (is_floating(b->dtype) || !(b->op == Op::Input || b->op == Op::Scalar)) return;
+        push(ops::apply_elementwise(op, x, b), true);
+        return;
+      }
     }
+  }
+
+  static std::vector<Op> registry_ops(bool (*keep)(const OpInfo&)) {
+    std::vector<Op> out;
+    for (size_t i = 0; i < kNumOps; ++i)
+      if (keep(op_info(static_cast<Op>(i)))) out.push_back(static_cast<Op>(i));
+    return out;
   }
 
   std::mt19937_64 rng_;

@@ -43,7 +43,7 @@ _exported = ["add", "sub", "subtract", "rsub", "mul", "multiply", "div", "divide
              "std", "logsumexp", "all", "any", "cumsum", "softmax", "log_softmax", "reshape", "flatten", "permute",
              "transpose", "swapaxes", "t", "squeeze", "unsqueeze", "narrow", "select", "unbind", "split", "chunk",
              "flip", "tril", "triu", "index_select", "gather", "scatter_add", "index_add", "masked_fill"]
-for _name in _exported:
+for _name in _exported + list(_C._elementwise_api):  # the latter from ir/api.def
     globals()[_name] = getattr(_C, _name)
 absolute = abs  # noqa: F821
 del _name
