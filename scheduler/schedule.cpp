@@ -1071,11 +1071,18 @@ void Scheduler::assign_temp_slots() {
       last_use[b.plan_buffer] = static_cast<int32_t>(k);
       if (first_def[b.plan_buffer] < 0) first_def[b.plan_buffer] = static_cast<int32_t>(k);
     }
+  // Temporaries by the kernel that first writes and last reads them: one walk
+  // over the buffers, not one per kernel.
+  std::vector<std::vector<int32_t>> defined_at(plan_.kernels.size()), freed_at(plan_.kernels.size());
+  for (size_t b = 0; b < plan_.buffers.size(); ++b) {
+    if (plan_.buffers[b].role != PlanBuffer::Role::Temp || first_def[b] < 0) continue;
+    defined_at[first_def[b]].push_back(static_cast<int32_t>(b));
+    freed_at[last_use[b]].push_back(static_cast<int32_t>(b));
+  }
   std::vector<char> slot_free;
   for (size_t k = 0; k < plan_.kernels.size(); ++k) {
-    for (size_t b = 0; b < plan_.buffers.size(); ++b) {
+    for (int32_t b : defined_at[k]) {
       PlanBuffer& pb = plan_.buffers[b];
-      if (pb.role != PlanBuffer::Role::Temp || first_def[b] != static_cast<int32_t>(k)) continue;
       int64_t bytes = pb.numel * static_cast<int64_t>(dtype_size(pb.dtype));
       int32_t best = -1;
       for (size_t s = 0; s < slot_free.size(); ++s)
@@ -1090,9 +1097,7 @@ void Scheduler::assign_temp_slots() {
       slot_free[best] = 0;
       pb.index = best;
     }
-    for (size_t b = 0; b < plan_.buffers.size(); ++b)
-      if (plan_.buffers[b].role == PlanBuffer::Role::Temp && last_use[b] == static_cast<int32_t>(k))
-        slot_free[plan_.buffers[b].index] = 1;
+    for (int32_t b : freed_at[k]) slot_free[plan_.buffers[b].index] = 1;
   }
 }
 
