@@ -178,7 +178,7 @@ class Generator {
     const NodePtr& x = a.node;
     bool fl = is_floating(x->dtype);
     int64_t nd = x->ndim();
-    switch (pick(0, 17)) {
+    switch (pick(0, 19)) {
       case 0: {  // float unary
         static const std::vector<NodePtr (*)(const NodePtr&)> f = {
             ops::exp, ops::log, ops::log1p, ops::expm1, ops::sqrt, ops::sin, ops::cos, ops::tanh, ops::erf,
@@ -328,6 +328,29 @@ class Generator {
         for (int64_t i = 0; i < b->numel(); ++i) b->as<int64_t>()[i] = pick(0, static_cast<int>(x->shape[d]) - 1);
         NodePtr src = make_input(is, x->dtype);
         push(ops::scatter_add(x, d, ops::from_buffer(b, is), src), a.exact && !fl);
+        return;
+      }
+      case 18: {  // a loop over slices, h = f(h, x[t]): one kernel structure per step, the start an index argument
+        if (nd == 0 || x->dtype == DType::Bool) return;
+        int64_t d = pick(0, static_cast<int>(nd) - 1), n = x->shape[d];
+        if (n < 2) return;
+        bool add = chance(0.5);
+        NodePtr h = ops::slice(x, d, 0, 1);
+        for (int64_t t = 1; t < std::min<int64_t>(n, 9); ++t) {
+          NodePtr s = ops::slice(x, d, t, t + 1);
+          h = add ? ops::add(h, s) : ops::maximum(h, s);
+        }
+        push(h, a.exact && !(add && fl));
+        return;
+      }
+      case 19: {  // a cat of many slices, of one size or growing (stored piece by piece past 32 pieces)
+        if (nd == 0 || x->shape[0] == 0) return;
+        int64_t n = x->shape[0];
+        bool growing = chance(0.5);
+        std::vector<NodePtr> pieces;
+        for (int j = 0, k = pick(30, 40); j < k; ++j)
+          pieces.push_back(growing ? ops::slice(x, 0, 0, 1 + j % n) : ops::slice(x, 0, j % n, j % n + 1));
+        push(ops::cat(pieces, 0), a.exact);
         return;
       }
       case 17: {  // an integer op of the registry (ir/ops.def) on exact integer or bool values
