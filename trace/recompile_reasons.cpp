@@ -205,7 +205,7 @@ std::string RecompileExplainer::explain_miss(const Trace& trace, std::string_vie
       }
     }
     if (!nearest) {
-      reason = cat("new program (", trace.nodes.size(), " nodes)");
+      reason = cat("new program (", trace.nodes.size(), " nodes", structure_hint(trace), ")");
     } else {
       counters::trace_cache_recompiles.add();
       std::vector<std::string> parts;
@@ -227,6 +227,39 @@ std::string RecompileExplainer::explain_miss(const Trace& trace, std::string_vie
   }
   append_reason(reason);
   return reason;
+}
+
+// The remembered traces compared with a new program; the newest are the
+// likeliest relatives (a loop unrolled one step further than the last sync).
+constexpr size_t kStructureCandidates = 8;
+
+std::string RecompileExplainer::structure_hint(const Trace& trace) const {
+  std::vector<const Remembered*> newest;
+  for (const auto& [signature, traces] : by_signature_)
+    for (const Remembered& r : traces) newest.push_back(&r);
+  size_t k = std::min(newest.size(), kStructureCandidates);
+  std::partial_sort(newest.begin(), newest.begin() + static_cast<std::ptrdiff_t>(k), newest.end(),
+                    [](const Remembered* a, const Remembered* b) { return a->seq > b->seq; });
+  const Remembered* best = nullptr;
+  size_t best_prefix = 0;
+  for (size_t c = 0; c < k; ++c) {
+    const Remembered& r = *newest[c];
+    size_t n = std::min(trace.nodes.size(), r.starts.size()), prefix = 0;
+    while (prefix < n && view_of(r.words, r.starts[prefix]).op == trace.nodes[prefix].op) ++prefix;
+    if (prefix > best_prefix) best = &r, best_prefix = prefix;
+  }
+  // A relative shares at least half of the shorter op sequence (and more than its first input).
+  if (!best || best_prefix < 2 || 2 * best_prefix < std::min(trace.nodes.size(), best->num_nodes)) return "";
+  size_t n = trace.nodes.size(), m = best->num_nodes;
+  std::string shares = cat(" than the nearest cached trace, whose first ", best_prefix, " ops it shares");
+  if (n != m) {
+    size_t d = n > m ? n - m : m - n;
+    return cat("; ", d, n > m ? " more node" : " fewer node", d == 1 ? "" : "s", shares);
+  }
+  if (best_prefix < n && best_prefix < best->starts.size())
+    return cat("; node ", best_prefix, " is ", op_name(trace.nodes[best_prefix].op), " where the nearest cached trace has ",
+               op_name(view_of(best->words, best->starts[best_prefix]).op));
+  return "; the nearest cached trace has the same ops, wired differently";
 }
 
 void RecompileExplainer::remember(const Hash128& signature, const Trace& trace, std::string_view policy) {

@@ -16,7 +16,9 @@
 //     inputs do; a shape that only follows from a changed input is not one),
 //     then fewest changed nodes, then the most recent;
 //  3. reports the first root differences of the nearest, or "new program
-//     (N nodes)" when no remembered trace has the signature;
+//     (N nodes)" when no remembered trace has the signature (adding, when one
+//     of the newest shares most of its op sequence, how many nodes more or
+//     fewer it has: a loop unrolled further than at the last sync);
 //  4. remembers a compact copy of the trace (per node: op, dtype, shape,
 //     attrs; no wiring, which the signature covers) for later misses.
 // Memory is bounded: each copy keeps at most kWordsPerTrace words (a longer
@@ -82,6 +84,9 @@ class RecompileExplainer {
     std::vector<uint32_t> starts;  ///< per kept node, its first word
     std::vector<int64_t> words;   ///< per kept node: header (op, dtype, ndim, nattrs), dims, attrs
   };
+  /// For a new program: how it differs from the most alike of the newest
+  /// remembered traces (", 12 more nodes than ..."), or "" when none is alike.
+  std::string structure_hint(const Trace& trace) const;
   void remember(const Hash128& signature, const Trace& trace, std::string_view policy);
   void drop_oldest();
 

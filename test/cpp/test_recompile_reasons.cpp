@@ -140,14 +140,27 @@ BOOST_AUTO_TEST_CASE(the_nearest_remembered_trace_is_the_one_with_fewest_differe
 BOOST_AUTO_TEST_CASE(a_different_op_sequence_is_a_new_program) {
   RecompileExplainer e;
   e.explain_miss(chain(3, 10), "default");
-  BOOST_TEST(e.explain_miss(chain(4, 10), "default") == "new program (5 nodes)");
+  Trace other = chain(3, 10);
+  other.nodes[2].op = Op::Neg;
+  BOOST_TEST(e.explain_miss(other, "default") ==
+             "new program (4 nodes; node 2 is neg where the nearest cached trace has exp)");
+  BOOST_TEST(e.explain_miss(chain(1, 10), "none").rfind("new program (2 nodes", 0) == 0);
+}
+
+BOOST_AUTO_TEST_CASE(a_loop_unrolled_further_is_a_new_program_with_its_extra_nodes_counted) {
+  RecompileExplainer e;
+  e.explain_miss(chain(3, 10), "default");
+  BOOST_TEST(e.explain_miss(chain(5, 10), "default") ==
+             "new program (6 nodes; 2 more nodes than the nearest cached trace, whose first 4 ops it shares)");
+  BOOST_TEST(e.explain_miss(chain(6, 10), "default") ==
+             "new program (7 nodes; 1 more node than the nearest cached trace, whose first 6 ops it shares)");
 }
 
 BOOST_AUTO_TEST_CASE(the_explainer_forgets_the_oldest_traces_past_its_bound) {
   RecompileExplainer e;
   for (int ops = 1; ops <= static_cast<int>(RecompileExplainer::kMaxTraces) + 1; ++ops) e.explain_miss(chain(ops, 10), "default");
   // The first signature was dropped to stay within kMaxTraces; the newest is kept.
-  BOOST_TEST(e.explain_miss(chain(1, 11), "default") == "new program (2 nodes)");
+  BOOST_TEST(e.explain_miss(chain(1, 11), "default").rfind("new program (2 nodes", 0) == 0);
   BOOST_TEST(e.explain_miss(chain(RecompileExplainer::kMaxTraces + 1, 11), "default").rfind("recompile: ", 0) == 0);
 }
 
