@@ -64,9 +64,7 @@ std::string label(int32_t index, const TraceNode& n) {
   return cat("node ", index, " (", op_name(n.op), ")");
 }
 
-std::string typed_shape(DType dtype, absl::Span<const int64_t> dims) {
-  return cat(dtype_name(dtype), shape_str(dims));
-}
+std::string typed_shape(DType dtype, absl::Span<const int64_t> dims) { return cat(dtype_name(dtype), shape_str(dims)); }
 
 // What differs in node `index` (`now`) from the remembered `was`: dtype, then
 // shape, then attributes, the parts joined by ", ".
@@ -99,7 +97,8 @@ std::string describe(int32_t index, const TraceNode& node, const NodeView& was) 
       parts.push_back(cat(what, " dim ", dims[0], " was ", was.dims[dims[0]], ", now ", now.dims[dims[0]], " (",
                           typed_shape(now.dtype, now.dims), ")"));
     else
-      parts.push_back(cat(what, " shape was ", typed_shape(was.dtype, was.dims), ", now ", typed_shape(now.dtype, now.dims)));
+      parts.push_back(
+          cat(what, " shape was ", typed_shape(was.dtype, was.dims), ", now ", typed_shape(now.dtype, now.dims)));
   }
   std::string out;
   for (const std::string& p : parts) out += out.empty() ? p : ", " + p;
@@ -114,9 +113,9 @@ bool same_values(const NodeView& a, const NodeView& b) {
 constexpr size_t kDescribed = 2;  // root differences spelled out in one reason
 
 struct Comparison {
-  bool comparable = true;  ///< false on a signature collision (the ops differ)
-  size_t roots = 0;        ///< nodes that differ although none of their inputs do
-  size_t changed = 0;      ///< nodes that differ or have an input that does
+  bool comparable = true;       ///< false on a signature collision (the ops differ)
+  size_t roots = 0;             ///< nodes that differ although none of their inputs do
+  size_t changed = 0;           ///< nodes that differ or have an input that does
   std::vector<uint32_t> shown;  ///< the root differences to describe, most telling first
 };
 
@@ -175,8 +174,10 @@ Comparison compare(const Trace& trace, const std::vector<uint32_t>& starts, cons
     ++(rank == 2 ? scalar_roots : c.roots);
     if (by_rank[rank].size() < kDescribed) by_rank[rank].push_back(static_cast<uint32_t>(i));
   }
-  if (c.roots == 0) c.roots = scalar_roots;
-  else by_rank[2].clear();
+  if (c.roots == 0)
+    c.roots = scalar_roots;
+  else
+    by_rank[2].clear();
   for (const std::vector<uint32_t>& r : by_rank)
     for (uint32_t i : r)
       if (c.shown.size() < kDescribed) c.shown.push_back(i);
@@ -210,14 +211,16 @@ std::string RecompileExplainer::explain_miss(const Trace& trace, std::string_vie
       counters::trace_cache_recompiles.add();
       std::vector<std::string> parts;
       if (nearest->policy != policy) parts.push_back(cat("fusion policy was ", nearest->policy, ", now ", policy));
-      for (uint32_t i : best.shown) parts.push_back(describe(static_cast<int32_t>(i), trace.nodes[i], view_of(nearest->words, nearest->starts[i])));
+      for (uint32_t i : best.shown)
+        parts.push_back(describe(static_cast<int32_t>(i), trace.nodes[i], view_of(nearest->words, nearest->starts[i])));
       reason = "recompile: ";
       if (parts.empty() && nearest->starts.size() < nearest->num_nodes) {
         reason += cat("differs after node ", nearest->starts.size(), " of ", trace.nodes.size(),
                       " (only the first nodes of a trace are kept for recompile reasons)");
       } else if (parts.empty()) {
-        reason += cat("same trace as one compiled before (", trace.nodes.size(),
-                      " nodes): evicted from the trace cache since (LT_TRACE_CACHE_MAX), or compiling on another thread");
+        reason +=
+            cat("same trace as one compiled before (", trace.nodes.size(),
+                " nodes): evicted from the trace cache since (LT_TRACE_CACHE_MAX), or compiling on another thread");
       } else {
         for (size_t i = 0; i < parts.size(); ++i) reason += (i ? "; " : "") + parts[i];
         if (best.roots > parts.size()) reason += cat("; and ", best.roots - parts.size(), " more");
@@ -257,8 +260,8 @@ std::string RecompileExplainer::structure_hint(const Trace& trace) const {
     return cat("; ", d, n > m ? " more node" : " fewer node", d == 1 ? "" : "s", shares);
   }
   if (best_prefix < n && best_prefix < best->starts.size())
-    return cat("; node ", best_prefix, " is ", op_name(trace.nodes[best_prefix].op), " where the nearest cached trace has ",
-               op_name(view_of(best->words, best->starts[best_prefix]).op));
+    return cat("; node ", best_prefix, " is ", op_name(trace.nodes[best_prefix].op),
+               " where the nearest cached trace has ", op_name(view_of(best->words, best->starts[best_prefix]).op));
   return "; the nearest cached trace has the same ops, wired differently";
 }
 

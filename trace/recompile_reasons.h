@@ -79,10 +79,10 @@ class RecompileExplainer {
  private:
   struct Remembered {
     std::string policy;
-    uint64_t seq;                 ///< when it was remembered (oldest dropped first)
-    size_t num_nodes;             ///< nodes of the trace; only the first starts.size() are kept
+    uint64_t seq;                  ///< when it was remembered (oldest dropped first)
+    size_t num_nodes;              ///< nodes of the trace; only the first starts.size() are kept
     std::vector<uint32_t> starts;  ///< per kept node, its first word
-    std::vector<int64_t> words;   ///< per kept node: header (op, dtype, ndim, nattrs), dims, attrs
+    std::vector<int64_t> words;    ///< per kept node: header (op, dtype, ndim, nattrs), dims, attrs
   };
   /// For a new program: how it differs from the most alike of the newest
   /// remembered traces (", 12 more nodes than ..."), or "" when none is alike.

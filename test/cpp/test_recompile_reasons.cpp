@@ -2,7 +2,6 @@
 // (trace/recompile_reasons.h), through the cpu backend and the explainer alone.
 #define BOOST_TEST_MODULE recompile_reasons
 #include <boost/test/unit_test.hpp>
-
 #include <numeric>
 #include <string>
 #include <vector>
@@ -35,8 +34,10 @@ Tensor filled_tensor(Shape shape, DType dtype = DType::Float32) {
 
 // Syncs `t` (its value is not the point here).
 void run(const Tensor& t) {
-  if (t.dtype() == DType::Float64) (void)t.to_vector<double>();
-  else (void)t.to_vector<float>();
+  if (t.dtype() == DType::Float64)
+    (void)t.to_vector<double>();
+  else
+    (void)t.to_vector<float>();
 }
 
 std::string last_reason() {
@@ -158,7 +159,8 @@ BOOST_AUTO_TEST_CASE(a_loop_unrolled_further_is_a_new_program_with_its_extra_nod
 
 BOOST_AUTO_TEST_CASE(the_explainer_forgets_the_oldest_traces_past_its_bound) {
   RecompileExplainer e;
-  for (int ops = 1; ops <= static_cast<int>(RecompileExplainer::kMaxTraces) + 1; ++ops) e.explain_miss(chain(ops, 10), "default");
+  for (int ops = 1; ops <= static_cast<int>(RecompileExplainer::kMaxTraces) + 1; ++ops)
+    e.explain_miss(chain(ops, 10), "default");
   // The first signature was dropped to stay within kMaxTraces; the newest is kept.
   BOOST_TEST(e.explain_miss(chain(1, 11), "default").rfind("new program (2 nodes", 0) == 0);
   BOOST_TEST(e.explain_miss(chain(RecompileExplainer::kMaxTraces + 1, 11), "default").rfind("recompile: ", 0) == 0);
@@ -167,11 +169,12 @@ BOOST_AUTO_TEST_CASE(the_explainer_forgets_the_oldest_traces_past_its_bound) {
 BOOST_AUTO_TEST_CASE(the_reasons_keep_only_the_most_recent_misses) {
   clear_recompile_reasons();
   RecompileExplainer e;
-  for (int64_t n = 1; n <= static_cast<int64_t>(kRecompileReasonsKept) + 10; ++n) e.explain_miss(chain(2, n), "default");
+  for (int64_t n = 1; n <= static_cast<int64_t>(kRecompileReasonsKept) + 10; ++n)
+    e.explain_miss(chain(2, n), "default");
   std::vector<std::string> r = recompile_reasons();
   BOOST_TEST(r.size() == kRecompileReasonsKept);
-  BOOST_TEST(r.back() == cat("recompile: input 0 dim 0 was ", kRecompileReasonsKept + 9, ", now ", kRecompileReasonsKept + 10,
-                             " (f32[", kRecompileReasonsKept + 10, "])"));
+  BOOST_TEST(r.back() == cat("recompile: input 0 dim 0 was ", kRecompileReasonsKept + 9, ", now ",
+                             kRecompileReasonsKept + 10, " (f32[", kRecompileReasonsKept + 10, "])"));
 }
 
 BOOST_AUTO_TEST_CASE(a_trace_longer_than_what_is_kept_still_gets_a_reason) {
