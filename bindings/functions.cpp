@@ -8,6 +8,7 @@
 #include "bindings/py_tensor.h"
 #include "ir/counters.h"
 #include "lazy/runtime.h"
+#include "trace/recompile_reasons.h"
 
 namespace ltpy {
 
@@ -469,6 +470,8 @@ void bind_functions(py::module_& m) {
   m.def("counters", []() { return lt::counters_snapshot(); });
   m.def("counter", [](const std::string& name) { return lt::counter_value(name); });
   m.def("reset_counters", []() { lt::counters_reset(); });
+  m.def("recompile_reasons", []() { return lt::recompile_reasons(); });
+  m.def("clear_recompile_reasons", []() { lt::clear_recompile_reasons(); });
   m.def("set_sync_threshold", &lt::set_sync_threshold);
   m.def("sync_threshold", &lt::sync_threshold);
   m.def("pending_tensor_count", &lt::pending_tensor_count);

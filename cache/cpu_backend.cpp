@@ -171,6 +171,7 @@ class CpuBackend final : public Backend {
                                                int* compiled);
   void clear() {
     traces_.clear();
+    explainer_.clear();
     std::lock_guard<std::mutex> lock(mu_);
     kernels_.clear();
   }
@@ -197,6 +198,7 @@ class CpuBackend final : public Backend {
   void remember(const Hash128& key, const cpu::KernelEntry& fn);
 
   TraceCache<Executable> traces_;
+  RecompileExplainer explainer_;  // why a trace missed traces_ (only misses touch it)
   std::mutex mu_;  // guards kernels_
   // Kernels by cache key, held weakly: the executables own them, so a kernel
   // whose last trace was evicted is unloaded and comes back from disk.
@@ -342,6 +344,7 @@ std::shared_ptr<const Executable> CpuBackend::executable(const Trace& trace, con
     return cached;
   }
   *hit = false;
+  cache_debug::explain_miss(explainer_, trace, policy.name());
   auto exe = std::make_shared<Executable>();
   exe->plan = std::make_shared<const Plan>(schedule(trace, policy));
   if (debug_level() >= 3) std::fprintf(stderr, "[lt] %s", exe->plan->print().c_str());

@@ -62,6 +62,7 @@ class CudaBackend final : public Backend {
 
   void clear() {
     traces_.clear();
+    explainer_.clear();
     std::lock_guard<std::mutex> lock(mu_);
     kernels_.clear();
   }
@@ -74,6 +75,7 @@ class CudaBackend final : public Backend {
 
   std::mutex mu_;
   TraceCache<Executable> traces_;
+  RecompileExplainer explainer_;  // why a trace missed traces_ (only misses touch it)
   absl::flat_hash_map<Hash128, LoadedKernel> kernels_;
 };
 
@@ -142,6 +144,7 @@ std::shared_ptr<const Executable> CudaBackend::executable(const Trace& trace, co
     return cached;
   }
   *hit = false;
+  cache_debug::explain_miss(explainer_, trace, policy.name());
   auto exe = std::make_shared<Executable>();
   exe->plan = std::make_shared<const Plan>(schedule(trace, policy));
   if (debug_level() >= 3) std::fprintf(stderr, "[lt] %s", exe->plan->print().c_str());

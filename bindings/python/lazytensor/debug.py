@@ -4,6 +4,12 @@ counters() returns every process-wide counter (nodes recorded, syncs, traces
 captured, cache hits/misses, compiles, ...) as a dict, like PyTorch/XLA's
 metrics report; reset_counters() zeroes them. Tests use them to assert "the
 second training step compiles nothing".
+
+recompile_reasons() says why the recent syncs missed the trace cache, one
+string per miss, most recent last (the last 64): "new program (12 nodes)", or
+"recompile: input 0 dim 1 was 64, now 65 (f32[8, 65])" naming what differs
+from the nearest trace compiled before (LT_DEBUG=1 prints the same lines).
+The counter trace_cache_recompiles counts the misses of the second kind.
 """
 import os
 
@@ -18,6 +24,8 @@ set_sync_threshold = _C.set_sync_threshold
 sync_threshold = _C.sync_threshold
 pending_tensor_count = _C.pending_tensor_count
 allocator_stats = _C.allocator_stats
+recompile_reasons = _C.recompile_reasons
+clear_recompile_reasons = _C.clear_recompile_reasons
 
 
 def set_dump_dir(path):
