@@ -1,0 +1,95 @@
+"""The compile path as a user meets it: how many kernels a longer program compiles (counts, never times).
+
+Each test uses shapes no other test uses, so the kernels it counts are its own even with a shared kernel cache.
+"""
+import numpy as np
+
+import lazytensor as torch
+from lazytensor.utils.data import DataLoader, TensorDataset
+
+
+def compiled():
+    """Kernels compiled or loaded from the disk cache (a shared LT_CACHE_DIR may hold them already)."""
+    c = torch.debug.counters()
+    return c["kernels_compiled"] + c["disk_loads"]
+
+
+def misses():
+    return torch.debug.counters()["trace_cache_misses"]
+
+
+def slice_recurrence(data, w, steps):
+    x = data * 0.5  # pending, and not alive at the sync: its slices stay in the trace
+    h = torch.zeros(x.shape[0], w.shape[0])
+    for t in range(steps):
+        h = torch.tanh(h @ w + x[:, t : t + 1])
+    del x
+    return h
+
+
+def test_a_longer_recurrence_over_slices_compiles_no_new_kernels():
+    g = np.random.default_rng(3)
+    x = torch.from_numpy(g.standard_normal((3, 70)).astype(np.float32))
+    w = torch.from_numpy((g.standard_normal((11, 11)) * 0.2).astype(np.float32))
+    before = compiled()
+    short = slice_recurrence(x, w, 12).sum().item()
+    first = compiled() - before
+    before = compiled()
+    long = slice_recurrence(x, w, 60).sum().item()
+    assert first >= 1
+    assert compiled() - before == 0  # every step's kernel is the one compiled for the short run
+    xs, ws = x.numpy().astype(np.float64) * 0.5, w.numpy().astype(np.float64)
+    for steps, got in ((12, short), (60, long)):
+        h = np.zeros((3, 11))
+        for t in range(steps):
+            h = np.tanh(h @ ws + xs[:, t : t + 1])
+        assert abs(got - h.sum()) < 1e-3
+
+
+def test_a_cat_of_thousands_of_lines_is_one_input_and_compiles_at_most_one_kernel():
+    lines = [torch.tensor([(7 * i + j) % 13 for j in range(3 + i % 9)]) for i in range(4000)]
+    before = compiled()
+    total = torch.cat(lines).sum().item()
+    assert compiled() - before <= 1  # the sum; the cat is joined at capture
+    assert total == sum((7 * i + j) % 13 for i in range(4000) for j in range(3 + i % 9))
+
+
+def test_a_cat_of_ten_times_the_pending_pieces_compiles_no_more_kernels():
+    base = torch.arange(0, 17, dtype=torch.float32)
+
+    def joined(n):
+        before = compiled()
+        total = torch.cat([base * (i % 5) for i in range(n)]).sum().item()
+        assert total == 136 * sum(i % 5 for i in range(n))
+        return compiled() - before
+
+    few = joined(320)
+    many = joined(3200)  # the output's size is in the kernels, the number of pieces is not
+    assert 1 <= many <= few <= 4
+
+
+def test_a_second_epoch_with_a_smaller_last_batch_compiles_nothing():
+    g = np.random.default_rng(5)
+    data = TensorDataset(torch.from_numpy(g.standard_normal((22, 9)).astype(np.float32)),
+                         torch.from_numpy(g.integers(0, 3, 22)))
+    loader = DataLoader(data, batch_size=8)  # batches of 8, 8 and 6
+    model = torch.nn.Sequential(torch.nn.Linear(9, 13), torch.nn.ReLU(), torch.nn.Linear(13, 3))
+    opt = torch.optim.SGD(model.parameters(), lr=0.1)
+
+    def epoch():
+        losses = []
+        for xb, yb in loader:
+            loss = torch.nn.functional.cross_entropy(model(xb), yb)
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+            losses.append(loss.item())
+        return losses
+
+    epoch()
+    epoch()  # the first step of an epoch may see the previous epoch's last update still pending
+    kernels, traces = compiled(), misses()
+    losses = epoch()
+    assert len(losses) == 3
+    assert compiled() == kernels
+    assert misses() == traces
