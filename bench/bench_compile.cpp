@@ -23,7 +23,6 @@
 #include <cstring>
 #include <functional>
 #include <random>
-#include <set>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -122,15 +121,6 @@ struct Pattern {
   const char* what;
   std::function<std::vector<NodePtr>(int)> build;
 };
-
-size_t distinct_kernels(const Plan& plan) {
-  std::set<std::pair<uint64_t, uint64_t>> hashes;
-  for (const Kernel& k : plan.kernels) {
-    Hash128 h = k.hash();
-    hashes.insert({h.hi, h.lo});
-  }
-  return hashes.size();
-}
 
 struct Measure {
   int n = 0;

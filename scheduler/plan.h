@@ -40,6 +40,10 @@ struct Plan {
   std::string print() const;
 };
 
+/// Kernels the plan compiles: kernels equal up to their runtime arguments
+/// (scalars, index arguments) share one hash and one compiled object.
+size_t distinct_kernels(const Plan& plan);
+
 /// Schedules `trace` under `policy`. Pure: no compilation, no data access.
 Plan schedule(const Trace& trace, const FusionPolicy& policy);
 

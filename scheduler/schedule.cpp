@@ -594,6 +594,12 @@ void Scheduler::build_concat_pieces(int32_t node) {
   const TraceNode& n = t_.nodes[node];
   int64_t axis = n.attrs[0], offset = 0;
   int32_t out = buffer_for_node(node);
+  if (shape_numel(n.shape) == 0) {  // no piece to copy: one empty kernel still owns the buffer (a temp slot)
+    push_kernel(make(node, n.shape, -1, true, [&](Ctx& c) {
+      c.kb.store(kbuf(c, out, true), c.kb.linear(c.lc.data(), n.shape), c.kb.constant(0, n.dtype));
+    }), node);
+    return;
+  }
   for (int32_t piece : n.inputs) {
     const Shape& shape = t_.nodes[piece].shape;
     int64_t size = shape[axis];
@@ -1123,6 +1129,12 @@ Plan schedule(const Trace& trace, const FusionPolicy& policy) {
   plan.simplified = std::move(t);
   plan.simplified.params.clear();
   return plan;
+}
+
+size_t distinct_kernels(const Plan& plan) {
+  absl::flat_hash_set<Hash128> hashes;
+  for (const Kernel& k : plan.kernels) hashes.insert(k.hash());
+  return hashes.size();
 }
 
 std::string Plan::print() const {

@@ -4,7 +4,6 @@
 // distinct compiled kernels or the trace hash stay the same (counts, never
 // times), and that the result still matches the reference evaluator.
 #define BOOST_TEST_MODULE compile_path
-#include <set>
 
 #include "jit_test_util.h"
 #include "trace/capture.h"
@@ -15,17 +14,6 @@ using namespace lt::test;
 namespace {
 
 NodePtr f32(double v) { return ops::scalar(v, DType::Float32); }
-
-/// Distinct kernels a plan compiles: kernels equal up to their runtime
-/// arguments (scalars, index arguments) share one hash.
-size_t distinct_kernels(const Plan& plan) {
-  std::set<std::pair<uint64_t, uint64_t>> hashes;
-  for (const Kernel& k : plan.kernels) {
-    Hash128 h = k.hash();
-    hashes.insert({h.hi, h.lo});
-  }
-  return hashes.size();
-}
 
 /// Ops of the plan's largest kernel: what one compile costs.
 size_t largest_kernel(const Plan& plan) {
@@ -141,4 +129,14 @@ BOOST_AUTO_TEST_CASE(a_cat_of_materialised_pieces_is_joined_at_capture) {
     for (int row = 0; row < 2; ++row)
       for (int j = 0; j < 2; ++j)
         BOOST_TEST(out[row * 120 + i * 2 + j] == many[i]->buffer->as<float>()[row * 2 + j]);
+}
+
+BOOST_AUTO_TEST_CASE(an_empty_cat_of_many_pieces_runs_and_feeds_its_readers) {
+  // A fuzzer find: 40 empty pieces left the output a temporary no kernel owned.
+  NodePtr x = ops::mul(random_input(DType::Float32, {3, 0, 2}, -1, 1, 41), f32(2.0));
+  std::vector<NodePtr> pieces;
+  for (int i = 0; i < 40; ++i) pieces.push_back(ops::slice(x, 0, i % 3, i % 3 + 1));
+  NodePtr joined = ops::cat(pieces, 0);
+  check_against_reference({joined});
+  check_against_reference({ops::add(ops::sum(joined), f32(1.0)), ops::mul(joined, f32(3.0))});
 }
