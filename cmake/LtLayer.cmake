@@ -15,7 +15,7 @@ function(lt_layer name dir)
   set_target_properties(${name} PROPERTIES VERSION ${PROJECT_VERSION} SOVERSION ${PROJECT_VERSION_MAJOR}
                                            INSTALL_RPATH "$ORIGIN")
   install(TARGETS ${name} EXPORT lazytensorTargets LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR})
-  file(GLOB headers ${CMAKE_CURRENT_SOURCE_DIR}/*.h)
+  file(GLOB headers ${CMAKE_CURRENT_SOURCE_DIR}/*.h ${CMAKE_CURRENT_SOURCE_DIR}/*.def)  # ir/ops.h includes ir/ops.def
   install(FILES ${headers} DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/lazytensor/${dir})
 endfunction()
 
