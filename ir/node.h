@@ -37,34 +37,41 @@ struct ScalarValue {
 
 class Node {
  public:
-  Op op;
-  DType dtype;
-  bool requires_grad = false;  ///< a gradient flows through this node (set at creation)
-  Shape shape;
-  Attrs attrs;
-  NodeList inputs;
-  Hash128 hash;             ///< structural: op, attrs, dtype, shape, input hashes; never data
-  ScalarValue scalar;       ///< Scalar nodes only; a runtime parameter, not hashed
-  BufferPtr buffer;         ///< Input: its data; any other node: its value once realised
-  /// Set by autograd when a backward pass without retain_graph went through this node.
-  std::atomic<bool> grad_released{false};
-  /// Scratch of trace capture (trace/capture.cpp), read and written only under
-  /// its lock: the capture that last numbered this node, and the number.
-  uint64_t capture_epoch = 0;
-  int32_t capture_index = -1;
-  /// PyTorch's backward for the composite whose output this is saves that
-  /// output (relu, sigmoid, softmax, log_softmax): autograd's in-place check
-  /// treats the node as saved although our rules read other nodes.
+  // Field order: the one-byte fields and capture_index fill the first word,
+  // the pointer-aligned fields follow, grad_released ends the record, so the
+  // only padding is the tail that rounds it to 8 (see the static_assert below
+  // the class). Each field says which layer owns (writes) it.
+
+  Op op;                       ///< ir/
+  DType dtype;                 ///< ir/
+  bool requires_grad = false;  ///< ir/ (make_node): a gradient flows through this node
+  /// ir/ (builder_util.h), for autograd/'s in-place check: PyTorch's backward
+  /// for the composite whose output this is saves that output (relu, sigmoid,
+  /// softmax, log_softmax), so the check treats the node as saved although
+  /// our rules read other nodes.
   bool saves_output = false;
-  /// The tensor storage (lazy/: a TensorImpl's storage_id, 0 if none) whose
+  /// trace/ (capture.cpp): scratch read and written only under capture's
+  /// lock, the number capture gave the node in the capture `capture_epoch`.
+  int32_t capture_index = -1;
+  Shape shape;          ///< ir/
+  Attrs attrs;          ///< ir/
+  NodeList inputs;      ///< ir/; dropped by realize() when no backward needs them
+  Hash128 hash;         ///< ir/: structural: op, attrs, dtype, shape, input hashes; never data
+  ScalarValue scalar;   ///< ir/: Scalar nodes only; a runtime parameter, not hashed
+  BufferPtr buffer;     ///< ir/ (realize): Input: its data; any other node: its value once realised
+  /// trace/ (capture.cpp): the capture that last numbered this node (see capture_index).
+  uint64_t capture_epoch = 0;
+  /// lazy/: the tensor storage (a TensorImpl's storage_id, 0 if none) whose
   /// value this node is, and that storage's version when it took the node.
   /// Autograd compares them with the storage's current version to detect an
   /// in-place change of a value saved for backward. Not hashed, not traced.
   uint64_t storage_id = 0;
-  uint64_t storage_version = 0;
-  /// The storage's version when an in-place change moved it off this node (0:
-  /// never). Lets the check see a change after the storage itself is gone.
+  uint64_t storage_version = 0;  ///< lazy/ (see storage_id)
+  /// lazy/: the storage's version when an in-place change moved it off this
+  /// node (0: never). Lets the check see a change after the storage is gone.
   uint64_t replaced_at_version = 0;
+  /// autograd/: set when a backward pass without retain_graph went through this node.
+  std::atomic<bool> grad_released{false};
 
   Node(Op op, DType dtype, Shape shape, Attrs attrs, NodeList inputs);
   ~Node();
@@ -82,6 +89,15 @@ class Node {
   /// One line: "f32[2, 3] add(#a1b2, #c3d4)" (for error messages and debugging).
   std::string describe() const;
 };
+
+// Every recorded op allocates one Node (with its shared_ptr control block, from
+// ir/block_cache.h), and a big graph holds millions, so its size is a decision:
+// 248 bytes on LP64: the fields take 241 (56 shape + 56 inputs + 40 attrs +
+// 3*16 hash/scalar/buffer + 4*8 epoch/storage words + capture_index's 4 + five
+// one-byte fields), rounded up to the alignment of 8, with no padding between
+// fields (the old order had 15 bytes of holes and took 256). A new field, or a
+// reorder that opens a hole, fails here: place it on purpose and update this.
+static_assert(sizeof(void*) != 8 || sizeof(Node) == 248, "lt::Node's size changed: see the comment above");
 
 /// Grad mode (a thread-local flag): when off, new nodes never require grad.
 bool grad_mode_enabled();

@@ -14,7 +14,7 @@
 #include "ir/error.h"
 #include "scheduler/cost.h"
 #include "scheduler/fusion.h"
-#include "tools/lab.h"
+#include "lab/lab.h"
 
 using namespace lt;
 

@@ -42,10 +42,9 @@ struct Mismatch {
   Trace trace;       ///< the (shrunk) failing trace, params bound
 };
 
-/// Runs `trace` on `backend` under `policy` and compares each output with the
-/// reference evaluator: bit-exact for integer and bool, relative tolerance for
-/// floats (docs/reliability.md), NaN equal to NaN, and an error on one side
-/// must be an error on the other. Empty when they agree.
+/// Runs `trace` on `backend` under `policy` and compares it with the reference
+/// evaluator; empty when they agree. The fusion lab's check, lab::compare
+/// (lab/compare.h: the tolerances and the mismatches that rounding explains).
 std::optional<std::string> compare(const Trace& trace, Backend& backend, const std::string& policy);
 
 /// Shrinks a failing trace to a smaller one that still fails.

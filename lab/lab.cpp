@@ -1,5 +1,5 @@
-// tools/lab.cpp — the fusion lab's operations (see lab.h).
-#include "tools/lab.h"
+// lab/lab.cpp — the fusion lab's operations (see lab.h).
+#include "lab/lab.h"
 
 #include <algorithm>
 #include <chrono>
@@ -9,9 +9,9 @@
 
 #include "ir/counters.h"
 #include "ir/error.h"
+#include "lab/compare.h"
 #include "scheduler/cost.h"
 #include "scheduler/plan.h"
-#include "tools/fuzz/fuzz.h"
 #include "trace/dump.h"
 #include "trace/text.h"
 #if LT_HAVE_CPU_JIT
@@ -118,7 +118,7 @@ Measured measure(const Trace& t, const std::string& backend_name, const std::str
   }
   std::sort(times.begin(), times.end());
   m.run_ms = times.empty() ? first : times[times.size() / 2];
-  if (auto bad = fuzz::compare(t, backend, policy)) m.mismatch = *bad;
+  if (auto bad = compare(t, backend, policy)) m.mismatch = *bad;
   return m;
 }
 

@@ -1,6 +1,7 @@
-// tools/lab.h — the fusion lab: load dumped traces, plan them under a policy,
-// replay, compare policies and draw them. Used by lt-trace and by the Python
-// module lazytensor.trace (so Python-registered policies appear in the same tables).
+// lab/lab.h — the fusion lab: load dumped traces, plan them under a policy,
+// replay, compare policies and draw them. Used by lt-trace (lab/lt_trace.cpp)
+// and by the Python module lazytensor.trace (lab/python.cpp, so
+// Python-registered policies appear in the same tables).
 #pragma once
 
 #include <string>

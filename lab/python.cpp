@@ -1,14 +1,15 @@
-// bindings/trace_lab.cpp — lazytensor._C._trace: the fusion lab from Python
-// (tools/lab.h), and fusion policies written in Python.
+// lab/python.cpp — lazytensor._C._trace: the fusion lab from Python (lab/lab.h),
+// and fusion policies written in Python. Compiled into the extension module by
+// bindings/CMakeLists.txt; it needs pybind11 and the lab, nothing of bindings/.
 //
 // A Python policy is called by the scheduler with the GIL held (scheduling
 // runs on the calling thread), once per node for `materialize`; it is meant
 // for experiments and may be slow.
+#include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
-#include "bindings/py_tensor.h"
+#include "lab/lab.h"
 #include "scheduler/fusion.h"
-#include "tools/lab.h"
 
 namespace ltpy {
 namespace {
@@ -78,7 +79,7 @@ py::dict to_dict(const lt::lab::Measured& m) {
 }  // namespace
 
 void bind_trace_lab(py::module_& m) {
-  py::module_ t = m.def_submodule("_trace", "the fusion lab (tools/lab.h)");
+  py::module_ t = m.def_submodule("_trace", "the fusion lab (lab/lab.h)");
   py::class_<lt::Trace, std::shared_ptr<lt::Trace>>(t, "Trace")
       .def_property_readonly("hash", [](const lt::Trace& tr) { return tr.hash.hex(); })
       .def_property_readonly("num_nodes", [](const lt::Trace& tr) { return tr.nodes.size(); })

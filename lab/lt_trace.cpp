@@ -1,4 +1,4 @@
-// tools/lt_trace.cpp — lt-trace: the fusion lab's command-line tool.
+// lab/lt_trace.cpp — lt-trace: the fusion lab's command-line tool.
 //
 //   lt-trace show FILE
 //   lt-trace plan FILE [--fusion POLICY]
@@ -6,7 +6,7 @@
 //   lt-trace compare FILE --fusion A --fusion B ... [--backend B] [--repeat N]
 //   lt-trace dot FILE [--fusion POLICY] [-o OUT.svg|OUT.dot]
 //
-// FILE is a trace dump (LT_DUMP_DIR; docs/fusion-lab.md). See tools/lab.h for
+// FILE is a trace dump (LT_DUMP_DIR; docs/fusion-lab.md). See lab/lab.h for
 // how inputs are bound and results checked.
 #include <cstdio>
 #include <cstdlib>
@@ -15,7 +15,7 @@
 
 #include "ir/error.h"
 #include "scheduler/fusion.h"
-#include "tools/lab.h"
+#include "lab/lab.h"
 
 namespace {
 
