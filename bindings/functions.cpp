@@ -5,6 +5,7 @@
 
 #include <cstring>
 
+#include "bindings/api_table.h"
 #include "bindings/py_tensor.h"
 #include "ir/counters.h"
 #include "lazy/runtime.h"
@@ -392,7 +393,7 @@ void bind_functions(py::module_& m) {
   });
 
   // tensor lists
-  m.def("cat", [](py::iterable xs, int64_t dim) {
+  api::def_api<api::cat>(m, [](py::iterable xs, int64_t dim) {
     // A Tensor is iterable (its rows): PyTorch refuses it here rather than concatenating them.
     if (py::isinstance<PyTensor>(xs))
       throw py::type_error("cat(): argument 'tensors' (position 1) must be tuple of Tensors, not Tensor");
@@ -400,15 +401,15 @@ void bind_functions(py::module_& m) {
     for (auto h : xs) v.push_back(as_tensor(h).get());
     if (v.empty()) lt::fail(lt::ErrorKind::Runtime, "cat(): expected a non-empty list of Tensors");
     return wrap(lt::cat(v, dim));
-  }, py::arg("tensors"), py::arg("dim") = 0);
-  m.def("stack", [](py::iterable xs, int64_t dim) {
+  });
+  api::def_api<api::stack>(m, [](py::iterable xs, int64_t dim) {
     if (py::isinstance<PyTensor>(xs))
       throw py::type_error("stack(): argument 'tensors' (position 1) must be tuple of Tensors, not Tensor");
     std::vector<lt::Tensor> v;
     for (auto h : xs) v.push_back(as_tensor(h).get());
     if (v.empty()) lt::fail(lt::ErrorKind::Runtime, "stack expects a non-empty TensorList");
     return wrap(lt::stack(v, dim));
-  }, py::arg("tensors"), py::arg("dim") = 0);
+  });
 
   // grad mode
   m.def("is_grad_enabled", []() { return lt::grad_mode_enabled(); });

@@ -1,4 +1,5 @@
 // bindings/module.cpp — the lazytensor._C extension module.
+#include "bindings/api_table.h"
 #include "bindings/py_tensor.h"
 
 namespace ltpy {
@@ -31,5 +32,6 @@ PYBIND11_MODULE(_C, m) {
   ltpy::bind_functions(m);
   m.attr("_set_tensor_type")(cls);
   ltpy::bind_tensor(m, cls);
+  ltpy::bind_api_table(m);
   ltpy::bind_trace_lab(m);
 }

@@ -6,6 +6,7 @@
 // methods are also registered as module functions (torch.exp(x) == x.exp()).
 #include <pybind11/stl.h>
 
+#include "bindings/api_table.h"
 #include "bindings/py_tensor.h"
 #include "ir/builder.h"
 
@@ -16,6 +17,8 @@ namespace {
 using lt::Scalar;
 using lt::Tensor;
 namespace ops = lt::ops;
+using api::def_api;
+using api::def_api_inplace;
 
 py::object not_implemented() { return py::reinterpret_borrow<py::object>(Py_NotImplemented); }
 
@@ -97,6 +100,18 @@ Tensor checked_sub(const A& a, const B& b) {
              "trying to invert a mask, use the `~` or `logical_not()` operator instead.");
   }
   return lt::sub(a, b);
+}
+
+/// div with PyTorch's rounding_mode (None, "trunc", "floor"); the rounded forms are
+/// lazytensor._pointwise._div_rounding.
+Tensor div_rounding(PyTensor& a, py::handle b, py::handle mode, const char* name) {
+  if (mode.is_none()) return method_binary(a, b, [](auto&& x, auto&& y) { return lt::div(x, y); }, name);
+  std::string m = py::str(mode);
+  if (m != "trunc" && m != "floor") {
+    lt::fail(lt::ErrorKind::Runtime, "div expected rounding_mode to be one of None, 'trunc', or 'floor' but found '", m, "'");
+  }
+  py::object r = py::module_::import("lazytensor._pointwise").attr("_div_rounding")(py::cast(a), b, mode);
+  return as_tensor(r).get();
 }
 
 // Leaked on purpose (see functions.cpp).
@@ -634,12 +649,33 @@ void bind_tensor(py::module_& m, py::class_<PyTensor>& cls) {
   both(#name, [](PyTensor& a, py::handle b) {                                                         \
     return wrap(method_binary(a, b, [](auto&& x, auto&& y) { return lt::fn(x, y); }, #name));         \
   });
-  LT_BINM(mul, mul) LT_BINM(multiply, mul) LT_BINM(div, div) LT_BINM(divide, div) LT_BINM(true_divide, div)
-  LT_BINM(pow, pow) LT_BINM(maximum, maximum) LT_BINM(minimum, minimum) LT_BINM(eq, eq) LT_BINM(ne, ne)
+  LT_BINM(mul, mul) LT_BINM(multiply, mul) LT_BINM(maximum, maximum) LT_BINM(minimum, minimum) LT_BINM(eq, eq) LT_BINM(ne, ne)
   LT_BINM(lt, lt) LT_BINM(le, le) LT_BINM(gt, gt) LT_BINM(ge, ge) LT_BINM(greater, gt) LT_BINM(less, lt)
   LT_BINM(greater_equal, ge) LT_BINM(less_equal, le) LT_BINM(not_equal, ne) LT_BINM(logical_and, logical_and)
   LT_BINM(logical_or, logical_or)
 #undef LT_BINM
+  def_api<api::div>(m, cls, [](PyTensor& a, py::handle b, py::handle mode) { return wrap(div_rounding(a, b, mode, "div")); });
+  def_api_inplace<api::div>(cls, [](py::object self, py::handle b, py::handle mode) {
+    PyTensor& s = self.cast<PyTensor&>();
+    assign_inplace(s, div_rounding(s, b, mode, "div_"), "div_");
+    return self;
+  });
+  def_api<api::true_divide>(m, cls, [](PyTensor& a, py::handle b) {
+    return wrap(method_binary(a, b, [](auto&& x, auto&& y) { return lt::div(x, y); }, "true_divide"));
+  });
+  def_api_inplace<api::true_divide>(cls, [](py::object self, py::handle b) {
+    PyTensor& s = self.cast<PyTensor&>();
+    assign_inplace(s, method_binary(s, b, [](auto&& x, auto&& y) { return lt::div(x, y); }, "true_divide_"), "true_divide_");
+    return self;
+  });
+  def_api<api::pow>(m, cls, [](PyTensor& a, py::handle b) {
+    return wrap(method_binary(a, b, [](auto&& x, auto&& y) { return lt::pow(x, y); }, "pow"));
+  });
+  def_api_inplace<api::pow>(cls, [](py::object self, py::handle b) {
+    PyTensor& s = self.cast<PyTensor&>();
+    assign_inplace(s, method_binary(s, b, [](auto&& x, auto&& y) { return lt::pow(x, y); }, "pow_"), "pow_");
+    return self;
+  });
   both("add", [](PyTensor& a, py::handle b, py::handle alpha) {
     return wrap(lt::add(a.get(), scaled(b, alpha, "add")));
   }, py::arg("other"), py::kw_only(), py::arg("alpha") = py::none());
@@ -652,7 +688,7 @@ void bind_tensor(py::module_& m, py::class_<PyTensor>& cls) {
   both("rsub", [](PyTensor& a, py::handle b, py::handle alpha) {
     return wrap(lt::sub(scaled(b, py::none(), "rsub"), alpha.is_none() ? a.get() : lt::mul(a.get(), *as_scalar(alpha))));
   }, py::arg("other"), py::kw_only(), py::arg("alpha") = py::none());
-  both("matmul", [](PyTensor& a, PyTensor& b) { return wrap(lt::matmul(a.get(), b.get())); });
+  def_api<api::matmul>(m, cls, [](PyTensor& a, PyTensor& b) { return wrap(lt::matmul(a.get(), b.get())); });
   both("mm", [](PyTensor& a, PyTensor& b) {
     if (a.get().ndim() != 2 || b.get().ndim() != 2) lt::fail(lt::ErrorKind::Runtime, "mm: both arguments must be 2-D");
     return wrap(lt::matmul(a.get(), b.get()));
@@ -681,20 +717,20 @@ void bind_tensor(py::module_& m, py::class_<PyTensor>& cls) {
   }, py::kw_only(), py::arg("approximate") = "none");
   both("softplus", [](PyTensor& a, double beta, double threshold) { return wrap(lt::softplus(a.get(), beta, threshold)); },
        py::arg("beta") = 1.0, py::arg("threshold") = 20.0);
-  both("clamp", [](PyTensor& a, py::handle lo, py::handle hi) {
+  def_api<api::clamp>(m, cls, [](PyTensor& a, py::handle lo, py::handle hi) {
     if (lo.is_none() && hi.is_none()) lt::fail(lt::ErrorKind::Runtime, "torch.clamp: At least one of 'min' or 'max' must not be None");
     if (is_tensor(lo) || is_tensor(hi)) {
       return wrap(lt::clamp(a.get(), lo.is_none() ? Tensor() : to_tensor_operand(lo, "clamp"),
                             hi.is_none() ? Tensor() : to_tensor_operand(hi, "clamp")));
     }
     return wrap(lt::clamp(a.get(), opt_scalar(lo), opt_scalar(hi)));
-  }, py::arg("min") = py::none(), py::arg("max") = py::none());
-  both("clip", [](PyTensor& a, py::handle lo, py::handle hi) {
+  });
+  def_api<api::clip>(m, cls, [](PyTensor& a, py::handle lo, py::handle hi) {
     return wrap(lt::clamp(a.get(), opt_scalar(lo), opt_scalar(hi)));
-  }, py::arg("min") = py::none(), py::arg("max") = py::none());
+  });
   both("clamp_min", [](PyTensor& a, py::handle lo) { return wrap(lt::clamp(a.get(), opt_scalar(lo), std::nullopt)); });
   both("clamp_max", [](PyTensor& a, py::handle hi) { return wrap(lt::clamp(a.get(), std::nullopt, opt_scalar(hi))); });
-  cls.def("where", [](PyTensor& a, PyTensor& cond, py::handle other) {
+  def_api<api::where_method>(m, cls, [](PyTensor& a, PyTensor& cond, py::handle other) {
     if (auto s = as_scalar(other)) return wrap(lt::where(cond.get(), a.get(), *s));
     return wrap(lt::where(cond.get(), a.get(), as_tensor(other).get()));
   });
@@ -711,64 +747,63 @@ void bind_tensor(py::module_& m, py::class_<PyTensor>& cls) {
   });
 
   // ---- reductions ----
-  both("sum", [](PyTensor& a, py::handle dim, bool keepdim, py::handle dtype) {
+  def_api<api::sum>(m, cls, [](PyTensor& a, py::handle dim, bool keepdim, py::handle dtype) {
     return wrap(lt::sum(a.get(), to_dims(dim), keepdim, to_opt_dtype(dtype)));
-  }, py::arg("dim") = py::none(), py::arg("keepdim") = false, py::kw_only(), py::arg("dtype") = py::none());
-  both("prod", [](PyTensor& a, py::handle dim, bool keepdim, py::handle dtype) {
+  });
+  def_api<api::prod>(m, cls, [](PyTensor& a, py::handle dim, bool keepdim, py::handle dtype) {
     return wrap(lt::prod(a.get(), to_dims(dim), keepdim, to_opt_dtype(dtype)));
-  }, py::arg("dim") = py::none(), py::arg("keepdim") = false, py::kw_only(), py::arg("dtype") = py::none());
-  both("mean", [](PyTensor& a, py::handle dim, bool keepdim, py::handle dtype) {
+  });
+  def_api<api::mean>(m, cls, [](PyTensor& a, py::handle dim, bool keepdim, py::handle dtype) {
     Tensor x = reduce_dtype(a.get(), dtype);
     check_float_reduction(x, "mean");
     return wrap(lt::mean(x, to_dims(dim), keepdim));
-  }, py::arg("dim") = py::none(), py::arg("keepdim") = false, py::kw_only(), py::arg("dtype") = py::none());
-  both("amax", [](PyTensor& a, py::handle dim, bool keepdim) { return wrap(lt::amax(a.get(), to_dims(dim), keepdim)); },
-       py::arg("dim") = py::tuple(), py::arg("keepdim") = false);
-  both("amin", [](PyTensor& a, py::handle dim, bool keepdim) { return wrap(lt::amin(a.get(), to_dims(dim), keepdim)); },
-       py::arg("dim") = py::tuple(), py::arg("keepdim") = false);
-  both("max", [](PyTensor& a, py::handle dim, bool keepdim) { return reduce_minmax(a, dim, keepdim, true); },
-       py::arg("dim") = py::none(), py::arg("keepdim") = false);
-  both("min", [](PyTensor& a, py::handle dim, bool keepdim) { return reduce_minmax(a, dim, keepdim, false); },
-       py::arg("dim") = py::none(), py::arg("keepdim") = false);
-  both("argmax", [](PyTensor& a, py::handle dim, bool keepdim) {
+  });
+  def_api<api::amax>(m, cls, [](PyTensor& a, py::handle dim, bool keepdim) { return wrap(lt::amax(a.get(), to_dims(dim), keepdim)); });
+  def_api<api::amin>(m, cls, [](PyTensor& a, py::handle dim, bool keepdim) { return wrap(lt::amin(a.get(), to_dims(dim), keepdim)); });
+  def_api<api::max>(m, cls, [](PyTensor& a, py::handle dim, bool keepdim) { return reduce_minmax(a, dim, keepdim, true); });
+  def_api<api::min>(m, cls, [](PyTensor& a, py::handle dim, bool keepdim) { return reduce_minmax(a, dim, keepdim, false); });
+  def_api<api::argmax>(m, cls, [](PyTensor& a, py::handle dim, bool keepdim) {
     check_not_bool(a.get(), "argmax");
     return wrap(lt::argmax(a.get(), dim.is_none() ? std::nullopt : std::optional<int64_t>(dim.cast<int64_t>()), keepdim));
-  }, py::arg("dim") = py::none(), py::arg("keepdim") = false);
-  both("argmin", [](PyTensor& a, py::handle dim, bool keepdim) {
+  });
+  def_api<api::argmin>(m, cls, [](PyTensor& a, py::handle dim, bool keepdim) {
     check_not_bool(a.get(), "argmin");
     return wrap(lt::argmin(a.get(), dim.is_none() ? std::nullopt : std::optional<int64_t>(dim.cast<int64_t>()), keepdim));
-  }, py::arg("dim") = py::none(), py::arg("keepdim") = false);
-  both("var", [](PyTensor& a, py::handle dim, py::handle unbiased, bool keepdim, py::handle correction) {
+  });
+  def_api<api::var>(m, cls, [](PyTensor& a, py::handle dim, py::handle unbiased, bool keepdim, py::handle correction) {
     check_float_reduction(a.get(), "var");
     return wrap(lt::var(a.get(), to_dims(dim), correction_of(unbiased, correction), keepdim));
-  }, py::arg("dim") = py::none(), py::arg("unbiased") = py::none(), py::arg("keepdim") = false,
-     py::kw_only(), py::arg("correction") = py::none());
-  both("std", [](PyTensor& a, py::handle dim, py::handle unbiased, bool keepdim, py::handle correction) {
+  });
+  def_api<api::std>(m, cls, [](PyTensor& a, py::handle dim, py::handle unbiased, bool keepdim, py::handle correction) {
     check_float_reduction(a.get(), "std");
     return wrap(lt::std(a.get(), to_dims(dim), correction_of(unbiased, correction), keepdim));
-  }, py::arg("dim") = py::none(), py::arg("unbiased") = py::none(), py::arg("keepdim") = false,
-     py::kw_only(), py::arg("correction") = py::none());
-  both("logsumexp", [](PyTensor& a, py::handle dim, bool keepdim) {
+  });
+  def_api<api::logsumexp>(m, cls, [](PyTensor& a, py::handle dim, bool keepdim) {
     return wrap(lt::logsumexp(a.get(), to_dims(dim), keepdim));
-  }, py::arg("dim"), py::arg("keepdim") = false);
+  });
   both("all", [](PyTensor& a, py::handle dim, bool keepdim) { return wrap(lt::all(a.get(), to_dims(dim), keepdim)); },
        py::arg("dim") = py::none(), py::arg("keepdim") = false);
   both("any", [](PyTensor& a, py::handle dim, bool keepdim) { return wrap(lt::any(a.get(), to_dims(dim), keepdim)); },
        py::arg("dim") = py::none(), py::arg("keepdim") = false);
-  both("cumsum", [](PyTensor& a, int64_t dim, py::handle dtype) {
+  def_api<api::cumsum>(m, cls, [](PyTensor& a, int64_t dim, py::handle dtype) {
     return wrap(lt::cumsum(a.get(), dim, to_opt_dtype(dtype)));
-  }, py::arg("dim"), py::kw_only(), py::arg("dtype") = py::none());
-  both("softmax", [](PyTensor& a, int64_t dim, py::handle dtype) {
+  });
+  def_api_inplace<api::cumsum>(cls, [](py::object self, int64_t dim, py::handle dtype) {
+    PyTensor& s = self.cast<PyTensor&>();
+    assign_inplace(s, lt::cumsum(s.get(), dim, to_opt_dtype(dtype)), "cumsum_");
+    return self;
+  });
+  def_api<api::softmax>(m, cls, [](PyTensor& a, int64_t dim, py::handle dtype) {
     return wrap(lt::softmax(reduce_dtype(a.get(), dtype), dim));
-  }, py::arg("dim"), py::arg("dtype") = py::none());
-  both("log_softmax", [](PyTensor& a, int64_t dim, py::handle dtype) {
+  });
+  def_api<api::log_softmax>(m, cls, [](PyTensor& a, int64_t dim, py::handle dtype) {
     return wrap(lt::log_softmax(reduce_dtype(a.get(), dtype), dim));
-  }, py::arg("dim"), py::arg("dtype") = py::none());
+  });
 
   // ---- movement (views) ----
-  cls.def("reshape", [](PyTensor& s, py::args a) { return reshape_view(s, args_or_list(a)); });
-  m.def("reshape", [](PyTensor& s, py::handle shape) { return reshape_view(s, to_int_list(shape)); });
-  cls.def("view", [](PyTensor& s, py::args a) {
+  def_api<api::reshape_method>(m, cls, [](PyTensor& s, py::args a) { return reshape_view(s, args_or_list(a)); });
+  def_api<api::reshape>(m, cls, [](PyTensor& s, py::handle shape) { return reshape_view(s, to_int_list(shape)); });
+  def_api<api::view>(m, cls, [](PyTensor& s, py::args a) {
     if (a.size() == 1 && !PyIndex_Check(a[0].ptr()) && !PySequence_Check(a[0].ptr())) {
       lt::fail(lt::ErrorKind::NotImplemented, "view(dtype) is not supported by lazytensor");
     }
@@ -782,15 +817,15 @@ void bind_tensor(py::module_& m, py::class_<PyTensor>& cls) {
     auto sh = o.get().shape();
     return reshape_view(s, std::vector<int64_t>(sh.begin(), sh.end()));
   });
-  both("flatten", [](PyTensor& s, int64_t start, int64_t end) {
+  def_api<api::flatten>(m, cls, [](PyTensor& s, int64_t start, int64_t end) {
     const Tensor& x = s.get();
     lt::NodePtr n = ops::flatten(x.node(), start, end);
     return reshape_view(s, std::vector<int64_t>(n->shape.begin(), n->shape.end()));
-  }, py::arg("start_dim") = 0, py::arg("end_dim") = -1);
-  cls.def("permute", [](PyTensor& s, py::args a) { return permute_view(s, args_or_list(a)); });
-  m.def("permute", [](PyTensor& s, py::handle dims) { return permute_view(s, to_int_list(dims)); });
-  both("transpose", [](PyTensor& s, int64_t a, int64_t b) { return transpose_view(s, a, b); });
-  both("swapaxes", [](PyTensor& s, int64_t a, int64_t b) { return transpose_view(s, a, b); });
+  });
+  def_api<api::permute_method>(m, cls, [](PyTensor& s, py::args a) { return permute_view(s, args_or_list(a)); });
+  def_api<api::permute>(m, cls, [](PyTensor& s, py::handle dims) { return permute_view(s, to_int_list(dims)); });
+  def_api<api::transpose>(m, cls, [](PyTensor& s, int64_t a, int64_t b) { return transpose_view(s, a, b); });
+  def_api<api::swapaxes>(m, cls, [](PyTensor& s, int64_t a, int64_t b) { return transpose_view(s, a, b); });
   both("t", [](PyTensor& s) {
     int64_t nd = s.get().ndim();
     if (nd > 2) lt::fail(lt::ErrorKind::Runtime, "t() expects a tensor with <= 2 dimensions, but self is ", nd, "D");
@@ -819,12 +854,12 @@ void bind_tensor(py::module_& m, py::class_<PyTensor>& cls) {
     st.shape.assign(n->shape.begin(), n->shape.end());
     return make_view(s, std::move(st), n);
   });
-  both("squeeze", [](PyTensor& s, py::handle dim) {
+  def_api<api::squeeze>(m, cls, [](PyTensor& s, py::handle dim) {
     const Tensor& x = s.get();
     lt::NodePtr n = ops::squeeze(x.node(), dim.is_none() ? std::nullopt : std::optional<int64_t>(dim.cast<int64_t>()));
     return reshape_view(s, std::vector<int64_t>(n->shape.begin(), n->shape.end()));
-  }, py::arg("dim") = py::none());
-  both("unsqueeze", [](PyTensor& s, int64_t dim) {
+  });
+  def_api<api::unsqueeze>(m, cls, [](PyTensor& s, int64_t dim) {
     const Tensor& x = s.get();
     lt::NodePtr n = ops::unsqueeze(x.node(), dim);
     return reshape_view(s, std::vector<int64_t>(n->shape.begin(), n->shape.end()));
@@ -856,23 +891,27 @@ void bind_tensor(py::module_& m, py::class_<PyTensor>& cls) {
     }
     return py::tuple(out);
   }, py::arg("dim") = 0);
-  both("split", [](PyTensor& s, py::handle split, int64_t dim) { return py::tuple(split_views(s, split, dim)); },
-       py::arg("split_size_or_sections"), py::arg("dim") = 0);
-  both("chunk", [](PyTensor& s, int64_t chunks, int64_t dim) {
+  auto split = [](PyTensor& s, py::handle split, int64_t dim) { return py::tuple(split_views(s, split, dim)); };
+  def_api<api::split>(m, cls, split);
+  def_api<api::split_method>(m, cls, split);
+  def_api<api::chunk>(m, cls, [](PyTensor& s, int64_t chunks, int64_t dim) {
     const Tensor& x = s.get();
     if (chunks <= 0) lt::fail(lt::ErrorKind::Runtime, "chunk expects `chunks` to be greater than 0, got: ", chunks);
     int64_t size = x.shape()[lt::normalize_dim("chunk", dim, x.ndim())];
     int64_t k = (size + chunks - 1) / chunks;
     return py::tuple(split_views(s, py::int_(std::max<int64_t>(k, 1)), dim));
-  }, py::arg("chunks"), py::arg("dim") = 0);
-  both("flip", [](PyTensor& s, py::handle dims) { return wrap(lt::flip(s.get(), to_int_list(dims))); });
+  });
+  def_api<api::flip>(m, cls, [](PyTensor& s, py::handle dims) { return wrap(lt::flip(s.get(), to_int_list(dims))); });
   both("tril", [](PyTensor& s, int64_t d) { return wrap(lt::tril(s.get(), d)); }, py::arg("diagonal") = 0);
   both("triu", [](PyTensor& s, int64_t d) { return wrap(lt::triu(s.get(), d)); }, py::arg("diagonal") = 0);
 
   // ---- indexing ops ----
-  both("index_select", [](PyTensor& s, int64_t dim, PyTensor& idx) { return wrap(lt::index_select(s.get(), dim, idx.get())); });
-  both("gather", [](PyTensor& s, int64_t dim, PyTensor& idx) { return wrap(lt::gather(s.get(), dim, idx.get())); });
-  both("scatter_add", [](PyTensor& s, int64_t dim, PyTensor& idx, PyTensor& src) {
+  def_api<api::index_select>(m, cls, [](PyTensor& s, int64_t dim, PyTensor& idx) { return wrap(lt::index_select(s.get(), dim, idx.get())); });
+  def_api<api::gather>(m, cls, [](PyTensor& s, int64_t dim, PyTensor& idx, bool sparse_grad) {
+    if (sparse_grad) lt::fail(lt::ErrorKind::NotImplemented, "gather(sparse_grad=True): lazytensor has no sparse gradients");
+    return wrap(lt::gather(s.get(), dim, idx.get()));
+  });
+  def_api<api::scatter_add>(m, cls, [](PyTensor& s, int64_t dim, PyTensor& idx, PyTensor& src) {
     return wrap(lt::scatter_add(s.get(), dim, idx.get(), src.get()));
   });
   both("index_add", [](PyTensor& s, int64_t dim, PyTensor& idx, PyTensor& src, double alpha) {
@@ -913,7 +952,7 @@ void bind_tensor(py::module_& m, py::class_<PyTensor>& cls) {
     assign_inplace(s, method_binary(s, o, [](auto&& x, auto&& y) { return lt::fn(x, y); }, #name), #name); \
     return self;                                                                                       \
   });
-  LT_INPL(mul_, mul) LT_INPL(div_, div) LT_INPL(pow_, pow) LT_INPL(maximum_, maximum) LT_INPL(minimum_, minimum)
+  LT_INPL(mul_, mul) LT_INPL(maximum_, maximum) LT_INPL(minimum_, minimum)
 #undef LT_INPL
   cls.def("zero_", [](py::object self) {
     PyTensor& s = self.cast<PyTensor&>();

@@ -8,9 +8,9 @@ from . import _C
 from ._C import Tensor, dtype  # noqa: F401
 from ._C import bool, float32, float64, int32, int64, float, double, int, long  # noqa: F401,A004
 from ._C import (zeros, ones, empty, full, arange, linspace, eye, from_numpy,  # noqa: F401
-                 cat, stack, is_grad_enabled, initial_seed, promote_types, sync)
+                 is_grad_enabled, initial_seed, promote_types, sync)
 from ._size import Size, device  # noqa: F401
-from . import _tensor
+from . import _api, _tensor
 from ._creation import (tensor, as_tensor, asarray, scalar_tensor, zeros_like, ones_like, empty_like,  # noqa: F401
                         rand_like, randn_like, full_like, randint_like, randperm, normal, bernoulli, multinomial,
                         rand, randn, randint)
@@ -33,23 +33,24 @@ class _GradFnPlaceholder:
 _C._set_grad_fn_object(_GradFnPlaceholder())
 _tensor.install()
 
-# Every C++ function registered on the module that is a torch.* function.
-_exported = ["add", "sub", "subtract", "rsub", "mul", "multiply", "div", "divide", "true_divide", "pow", "maximum",
-             "minimum", "eq", "ne", "lt", "le", "gt", "ge", "greater", "less", "greater_equal", "less_equal",
-             "not_equal", "logical_and", "logical_or", "logical_not", "matmul", "mm", "bmm", "dot", "neg", "negative",
-             "abs", "exp", "log", "log1p", "expm1", "sqrt", "rsqrt", "sin", "cos", "tanh", "erf", "sigmoid", "relu",
-             "floor", "ceil", "round", "sign", "reciprocal", "isnan", "isfinite", "square", "clamp", "clip",
-             "clamp_min", "clamp_max", "sum", "prod", "mean", "amax", "amin", "max", "min", "argmax", "argmin", "var",
-             "std", "logsumexp", "all", "any", "cumsum", "softmax", "log_softmax", "reshape", "flatten", "permute",
-             "transpose", "swapaxes", "t", "squeeze", "unsqueeze", "narrow", "select", "unbind", "split", "chunk",
-             "flip", "tril", "triu", "index_select", "gather", "scatter_add", "index_add", "masked_fill"]
-for _name in _exported + list(_C._elementwise_api):  # the latter from ir/api.def
+# The C++ functions registered on the module that are torch.* functions: those of the API table
+# (ir/api_functions.def, ir/api.def) and the rest, listed here.
+_exported = ["add", "sub", "subtract", "rsub", "mul", "multiply", "maximum", "minimum", "eq", "ne", "lt", "le", "gt",
+             "ge", "greater", "less", "greater_equal", "less_equal", "not_equal", "logical_and", "logical_or",
+             "logical_not", "mm", "bmm", "dot", "neg", "negative", "abs", "exp", "log", "log1p", "expm1", "sqrt",
+             "rsqrt", "sin", "cos", "tanh", "erf", "sigmoid", "relu", "floor", "ceil", "round", "sign", "reciprocal",
+             "isnan", "isfinite", "square", "clamp_min", "clamp_max", "all", "any", "t", "narrow", "select",
+             "unbind", "tril", "triu", "index_add", "masked_fill"]
+for _name in _exported + _api.exported_functions() + list(_C._elementwise_api):
     globals()[_name] = getattr(_C, _name)
 absolute = abs  # noqa: F821
 del _name
 
 # The torch.* functions written in Python; after the C++ ones, since torch.round(decimals=) replaces _C.round.
 from .functional import *  # noqa: E402,F401,F403
+
+# The keyword aliases and out= of the API table's functions and methods, over their final definitions.
+_api.install(globals())
 
 from . import autograd, debug, functional, nn, optim, special, utils  # noqa: E402,F401
 

@@ -493,6 +493,22 @@ def floor_divide(a, b):
     return (a / b).floor()
 
 
+def _div_rounding(a, b, rounding_mode):
+    """div(a, b, rounding_mode="floor" / "trunc") (the C++ div calls this for a rounding mode): the quotient
+    rounded down or toward zero, in the operands' promoted dtype, as PyTorch."""
+    if rounding_mode == "floor":
+        return floor_divide(a, b)
+    dt = [x.dtype for x in (a, b) if isinstance(x, Tensor)]
+    ints = all(not d.is_floating_point for d in dt) and not any(
+        isinstance(x, float) for x in (a, b) if not isinstance(x, Tensor))
+    if ints:
+        a64 = a.to(_C.float64) if isinstance(a, Tensor) else float(a)
+        b64 = b.to(_C.float64) if isinstance(b, Tensor) else float(b)
+        out = dt[0] if len(dt) == 1 else _C.promote_types(dt[0], dt[1])
+        return trunc(a64 / b64).to(_C.int64 if out == _C.bool else out)
+    return trunc(a / b)
+
+
 def remainder(a, b):
     dt = [x.dtype for x in (a, b) if isinstance(x, Tensor)]
     ints = all(not d.is_floating_point for d in dt) and not any(

@@ -1,0 +1,153 @@
+// bindings/api_table.cpp — ir/api_functions.def as data for Python, and the
+// keyword shim that gives every form of a row its aliases and out=.
+#include "bindings/api_table.h"
+
+#include <cstring>
+
+namespace ltpy {
+
+namespace {
+
+struct ArgInfo {
+  const char* name;
+  const char* default_value;  // nullptr: required; "*" as name: keyword-only from here
+};
+
+py::dict row_dict(const char* name, const char* fns, const char* first, const char* methods, const char* inplace,
+                  int flags, std::vector<ArgInfo> args) {
+  using api::LT_NUMPY, api::LT_OUT, api::LT_PYTHON, api::LT_VARARGS, api::words;
+  py::dict d;
+  auto list = [](const char* s) {
+    py::list l;
+    for (const auto& w : words(s)) l.append(w);
+    return l;
+  };
+  d["name"] = name;
+  d["functions"] = list(fns);
+  d["first"] = first;
+  d["methods"] = list(methods);
+  d["inplace"] = list(inplace);
+  d["numpy"] = (flags & LT_NUMPY) != 0;
+  d["out"] = (flags & LT_OUT) != 0;
+  d["python"] = (flags & LT_PYTHON) != 0;
+  d["varargs"] = (flags & LT_VARARGS) != 0;
+  py::list a;
+  bool kwonly = false;
+  for (const auto& arg : args) {
+    if (std::strcmp(arg.name, "*") == 0) {
+      kwonly = true;
+      continue;
+    }
+    py::dict e;
+    e["name"] = arg.name;
+    e["default"] = arg.default_value ? py::object(py::str(arg.default_value)) : py::object(py::none());
+    e["kwonly"] = kwonly;
+    a.append(e);
+  }
+  d["args"] = a;
+  return d;
+}
+
+py::list api_table() {
+  using api::LT_NUMPY, api::LT_OUT, api::LT_PYTHON, api::LT_VARARGS;
+  py::list rows;
+#define LT_REQ(n) ArgInfo{#n, nullptr}
+#define LT_OPT(n, d) ArgInfo{#n, #d}
+#define LT_KW ArgInfo{"*", nullptr}
+#define LT_API_FUNCTION(id, fns, first, methods, inplace, flags, ...) \
+  rows.append(row_dict(#id, fns, first, methods, inplace, flags, {__VA_ARGS__}));
+#include "ir/api_functions.def"
+  return rows;
+}
+
+// ---- the keyword shim ----
+//
+// _api_alias(fn, aliases, out, varargs, write_out, name) is fn called with the
+// alias keywords renamed (aliases: {alias: name}), `out=` taken off and the
+// result written into it by write_out(name, result, out), and the keyword
+// `varargs` passed as the first positional argument after self. A call
+// without keywords goes straight to fn (one vectorcall).
+
+PyObject* shim_call(PyObject* self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  PyObject* fn = PyTuple_GET_ITEM(self, 0);
+  if (kwnames == nullptr || PyTuple_GET_SIZE(kwnames) == 0) return PyObject_Vectorcall(fn, args, nargs, nullptr);
+  try {
+    PyObject* aliases = PyTuple_GET_ITEM(self, 1);
+    PyObject* out_name = PyTuple_GET_ITEM(self, 2);
+    PyObject* var_name = PyTuple_GET_ITEM(self, 3);
+    Py_ssize_t nk = PyTuple_GET_SIZE(kwnames);
+    auto eq = [](PyObject* a, PyObject* b) { return b != Py_None && PyUnicode_Compare(a, b) == 0; };
+    bool touched = false;
+    for (Py_ssize_t i = 0; i < nk && !touched; ++i) {
+      PyObject* k = PyTuple_GET_ITEM(kwnames, i);
+      touched = PyDict_GetItem(aliases, k) != nullptr || eq(k, out_name) || eq(k, var_name);
+    }
+    if (!touched) return PyObject_Vectorcall(fn, args, nargs, kwnames);
+
+    std::vector<PyObject*> pos(args, args + nargs), vals;
+    py::list names;
+    py::object out;
+    for (Py_ssize_t i = 0; i < nk; ++i) {
+      PyObject* k = PyTuple_GET_ITEM(kwnames, i);
+      PyObject* v = args[nargs + i];
+      if (eq(k, out_name)) {
+        out = py::reinterpret_borrow<py::object>(v);
+        continue;
+      }
+      PyObject* canon = PyDict_GetItem(aliases, k);
+      if (canon == nullptr) canon = k;
+      if (eq(canon, var_name)) {
+        if (nargs != 1) {
+          throw py::type_error(std::string(py::str(PyTuple_GET_ITEM(self, 5))) + "() got multiple values for argument '" +
+                               py::str(canon).cast<std::string>() + "'");
+        }
+        pos.push_back(v);
+        continue;
+      }
+      if (names.contains(py::handle(canon))) {
+        throw py::type_error(std::string(py::str(PyTuple_GET_ITEM(self, 5))) + "() got multiple values for argument '" +
+                             py::str(canon).cast<std::string>() + "'");
+      }
+      names.append(py::handle(canon));
+      vals.push_back(v);
+    }
+    size_t np = pos.size();
+    pos.insert(pos.end(), vals.begin(), vals.end());
+    py::tuple kw(names);
+    PyObject* r = PyObject_Vectorcall(fn, pos.data(), np, vals.empty() ? nullptr : kw.ptr());
+    if (r == nullptr || !out) return r;
+    py::object result = py::reinterpret_steal<py::object>(r);
+    return PyTuple_GET_ITEM(self, 4) == Py_None
+               ? result.release().ptr()
+               : py::handle(PyTuple_GET_ITEM(self, 4))(py::handle(PyTuple_GET_ITEM(self, 5)), result, out).release().ptr();
+  } catch (py::error_already_set& e) {
+    e.restore();
+    return nullptr;
+  } catch (py::builtin_exception& e) {
+    e.set_error();
+    return nullptr;
+  }
+}
+
+}  // namespace
+
+void bind_api_table(py::module_& m) {
+  m.def("_api_table", &api_table, "The rows of ir/api_functions.def: names, forms, flags and arguments.");
+  m.def("_api_alias", [](py::object fn, py::dict aliases, py::object out, py::object varargs, py::object write_out,
+                         std::string name, bool method) -> py::object {
+    auto* def = new PyMethodDef{api::keep(name), reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(&shim_call)),
+                                METH_FASTCALL | METH_KEYWORDS, nullptr};
+    py::object doc = py::getattr(fn, "__doc__", py::none());
+    if (!doc.is_none()) def->ml_doc = api::keep(doc.cast<std::string>());
+    py::tuple state = py::make_tuple(fn, aliases, out, varargs, write_out, name);
+    py::object f = py::reinterpret_steal<py::object>(PyCFunction_NewEx(def, state.ptr(), nullptr));
+    if (!f) throw py::error_already_set();
+    if (!method) return f;
+    py::object im = py::reinterpret_steal<py::object>(PyInstanceMethod_New(f.ptr()));
+    if (!im) throw py::error_already_set();
+    return im;
+  }, py::arg("fn"), py::arg("aliases"), py::arg("out"), py::arg("varargs"), py::arg("write_out"), py::arg("name"),
+     py::arg("method"));
+}
+
+}  // namespace ltpy
