@@ -426,47 +426,6 @@ void bind_tensor(py::module_& m, py::class_<PyTensor>& cls) {
 #undef LT_BIN
 #undef LT_RBIN
 #undef LT_IBIN
-  auto logical = [](const char* op, bool is_and, bool is_xor) {
-    return [op, is_and, is_xor](PyTensor& a, py::handle b) -> py::object {
-      const Tensor& x = a.get();
-      std::optional<Tensor> y;
-      if (is_tensor(b)) y = as_tensor(b).get();
-      else if (PyBool_Check(b.ptr())) y = Tensor(lt::Scalar(b.ptr() == Py_True).node());
-      else return not_implemented();
-      if (lt::is_floating(x.dtype()) || lt::is_floating(y->dtype())) {  // PyTorch: RuntimeError, not implemented for 'Float'
-        lt::fail(lt::ErrorKind::Runtime, op, ": bitwise ops are not defined for floating point tensors (got ",
-                 lt::dtype_name(x.dtype()), " and ", lt::dtype_name(y->dtype()), ")");
-      }
-      if (x.dtype() != lt::DType::Bool || y->dtype() != lt::DType::Bool) {
-        lt::fail(lt::ErrorKind::NotImplemented, op, ": bitwise ops are only implemented for bool tensors in lazytensor");
-      }
-      if (is_xor) return wrap(lt::ne(x, *y));
-      return wrap(is_and ? lt::logical_and(x, *y) : lt::logical_or(x, *y));
-    };
-  };
-  cls.def("__and__", logical("and", true, false), py::is_operator());
-  cls.def("__rand__", logical("and", true, false), py::is_operator());
-  cls.def("__or__", logical("or", false, false), py::is_operator());
-  cls.def("__ror__", logical("or", false, false), py::is_operator());
-  cls.def("__xor__", logical("xor", false, true), py::is_operator());
-  cls.def("__rxor__", logical("xor", false, true), py::is_operator());
-  cls.def("__iand__", [logical](py::object self, py::handle b) -> py::object {
-    py::object r = logical("and", true, false)(self.cast<PyTensor&>(), b);
-    if (r.ptr() == Py_NotImplemented) return r;
-    assign_inplace(self.cast<PyTensor&>(), r.cast<PyTensor&>().t, "logical_and_");
-    return self;
-  });
-  cls.def("__ior__", [logical](py::object self, py::handle b) -> py::object {
-    py::object r = logical("or", false, false)(self.cast<PyTensor&>(), b);
-    if (r.ptr() == Py_NotImplemented) return r;
-    assign_inplace(self.cast<PyTensor&>(), r.cast<PyTensor&>().t, "logical_or_");
-    return self;
-  });
-  cls.def("__invert__", [](PyTensor& a) {
-    const Tensor& x = a.get();
-    if (x.dtype() != lt::DType::Bool) lt::fail(lt::ErrorKind::NotImplemented, "~ is only implemented for bool tensors in lazytensor");
-    return wrap(lt::logical_not(x));
-  });
   cls.def("__matmul__", [](PyTensor& a, py::handle b) -> py::object {
     if (!is_tensor(b)) return not_implemented();
     return wrap(lt::matmul(a.get(), as_tensor(b).get()));
