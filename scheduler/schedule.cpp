@@ -24,7 +24,6 @@
 #include <functional>
 #include <map>
 #include <numeric>
-#include <cstdlib>
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
@@ -261,14 +260,15 @@ Coords Scheduler::map_view(Ctx& c, const TraceNode& n, const Coords& co) {
 
 // Sharing is decided while a pass emits, not only after it: a node about to
 // be inlined into one more kernel than before is stored from here on when the
-// policy would store it at that count (the pass is then planned again).
-// Only kernels built whole count, and only a pass that builds every kernel
-// keeps these decisions. Not over a product: emitting it into a second
+// policy would store it at that count (the pass is then planned again). A
+// value carried along a recurrence (an LSTM's cell state, read by its step and
+// by the next) is otherwise inlined into every later step's kernel, and one
+// pass over an n-step trace emits O(n^2) ops before the after-pass rule can
+// store it. Only kernels built whole count, and only a pass that builds every
+// kernel keeps these decisions. Not over a product: emitting it into a second
 // kernel is what finds that the product must be stored (its epilogue chain's
-// end, see materialize_needed), after which the node may be cheap. A value carried along a recurrence (an LSTM's cell state, read by its step
-// and by the next) is otherwise inlined into every later step's kernel, and
-// one pass over an n-step trace emits O(n^2) ops before the after-pass rule
-// below can store it. True when `node` is now materialised.
+// end, see materialize_needed), after which the node may be cheap. True when
+// `node` is now materialised.
 bool Scheduler::note_inlined(int32_t node) {
   OpKind k = op_kind(t_.nodes[node].op);
   if (kernels_inlining_[node] == 0 || k == OpKind::Movement || has_matmul_[node] ||
