@@ -195,6 +195,7 @@ NodeList input_gradients(const NodePtr& y, const NodePtr& g, absl::Span<const bo
     case Op::Sin: set0([&] { return ops::mul(g, ops::cos(x)); }); break;
     case Op::Cos: set0([&] { return ops::neg(ops::mul(g, ops::sin(x))); }); break;
     case Op::Tanh: set0([&] { return ops::mul(g, ops::sub(constant(y, 1.0), ops::mul(y, y))); }); break;
+    case Op::Sigmoid: set0([&] { return ops::mul(g, ops::mul(y, ops::sub(constant(y, 1.0), y))); }); break;
     case Op::Erf:
       set0([&] {
         NodePtr density = ops::exp(ops::neg(ops::mul(x, x)));

@@ -229,8 +229,7 @@ NodePtr isfinite(const NodePtr& x) {
 NodePtr detach(const NodePtr& x) { return make_node(Op::Detach, x->dtype, x->shape, {}, {x}); }
 
 NodePtr sigmoid(const NodePtr& x) {
-  NodePtr f = to_floating(x);
-  return saving_output(reciprocal(add(constant_like(f, 1.0), exp(neg(f)))));
+  return saving_output(float_unary(Op::Sigmoid, x));
 }
 NodePtr relu(const NodePtr& x) {
   // torch.relu is x where x < 0 is false: NaN and -0 are kept (1 / relu(-0)
@@ -259,8 +258,11 @@ NodePtr silu(const NodePtr& x) {
 NodePtr softplus(const NodePtr& x, double beta, double threshold) {
   NodePtr f = to_floating(x);
   NodePtr bx = mul(f, constant_like(f, beta));
-  NodePtr soft = div(log1p(exp(bx)), constant_like(f, beta));
-  return where(gt(bx, constant_like(f, threshold)), f, soft);
+  NodePtr linear = gt(bx, constant_like(f, threshold));
+  // The discarded branch sees 0 where the linear one is taken: exp(bx) would
+  // overflow there, and its gradient (0 * inf) would be NaN.
+  NodePtr soft = div(log1p(exp(where(linear, constant_like(f, 0.0), bx))), constant_like(f, beta));
+  return where(linear, f, soft);
 }
 
 // ---- binary and ternary ---------------------------------------------------------------

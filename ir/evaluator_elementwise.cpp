@@ -124,6 +124,7 @@ BufferPtr Evaluator::eval_elementwise() {
     case Op::Sin: real1([](double x) { return std::sin(x); }); break;
     case Op::Cos: real1([](double x) { return std::cos(x); }); break;
     case Op::Tanh: real1([](double x) { return std::tanh(x); }); break;
+    case Op::Sigmoid: real1([](double x) { return 1.0 / (1.0 + std::exp(-x)); }); break;
     case Op::Erf: real1([](double x) { return std::erf(x); }); break;
     case Op::Floor:
       same1(a, y, [](auto x) {

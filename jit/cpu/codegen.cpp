@@ -619,6 +619,12 @@ Value* Codegen::gen_compute(const KOp& o) {
       if (!v) fail(ErrorKind::NotImplemented, "cpu codegen: ", op_name(o.op));
       return v;
     }
+    case Op::Sigmoid: {  // 1 / (1 + exp(-x)) over the exp above
+      Value* e = emit_math_call(b_, Op::Exp, b_.CreateFNeg(a), /*define_here=*/!math_calls_);
+      if (!e) fail(ErrorKind::NotImplemented, "cpu codegen: ", op_name(o.op));
+      Value* one = llvm::ConstantFP::get(t, 1.0);
+      return b_.CreateFDiv(one, b_.CreateFAdd(one, e));
+    }
     case Op::Sign:
       if (is_bool) return a;
       if (fp) {  // NaN -> 0, -0 -> +0 (torch.sign)

@@ -211,6 +211,8 @@ std::string Codegen::compute(const KOp& o) {
     case Op::Sin: return fn("sin");
     case Op::Cos: return fn("cos");
     case Op::Tanh: return fn("tanh");
+    case Op::Sigmoid:
+      return std::string("((") + T + ")1 / ((" + T + ")1 + " + (f32 ? "expf(-(" : "exp(-(") + a + "))))";
     case Op::Erf: return fn("erf");
     case Op::Floor: return fp ? fn("floor") : a;
     case Op::Ceil: return fp ? fn("ceil") : a;

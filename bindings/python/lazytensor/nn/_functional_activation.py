@@ -5,6 +5,13 @@ from ._checks import _float_only, _to_float
 _where = _C._where3
 
 
+def _nonpositive(input):
+    """input where it is <= 0, else 0: the argument of an exp branch that where() discards
+    for x > 0. Without it, exp overflows to inf at large x and the discarded branch's
+    gradient is 0 * inf = NaN (torch's fused kernels never evaluate that branch)."""
+    return _where(input > 0, 0.0, input)
+
+
 def relu(input, inplace=False):
     return input.relu_() if inplace else input.relu()
 
@@ -19,7 +26,7 @@ def leaky_relu(input, negative_slope=0.01, inplace=False):
 
 
 def elu(input, alpha=1.0, inplace=False):
-    out = _C._where3(input > 0, input, (input.exp() - 1) * alpha)
+    out = _where(input > 0, input, _nonpositive(input).expm1() * alpha)
     return input.copy_(out) if inplace else out
 
 
@@ -124,14 +131,14 @@ _SELU_SCALE = 1.0507009873554804934193349852946
 
 
 def selu(input, inplace=False):
-    out = _where(input > 0, input * _SELU_SCALE, input.expm1() * (_SELU_ALPHA * _SELU_SCALE))
+    out = _where(input > 0, input * _SELU_SCALE, _nonpositive(input).expm1() * (_SELU_ALPHA * _SELU_SCALE))
     return input.copy_(out) if inplace else out
 
 
 def celu(input, alpha=1.0, inplace=False):
     if alpha == 0:
         raise RuntimeError("ZeroDivisionError")
-    out = _where(input > 0, input, (input * (1.0 / alpha)).expm1() * alpha)
+    out = _where(input > 0, input, (_nonpositive(input) * (1.0 / alpha)).expm1() * alpha)
     return input.copy_(out) if inplace else out
 
 

@@ -95,8 +95,10 @@ def binary_cross_entropy_with_logits(input, target, weight=None, size_average=No
     reduction = _reduction(size_average, reduce, reduction)
     if tuple(target.shape) != tuple(input.shape):
         raise ValueError("Target size ({}) must be the same as input size ({})".format(target.shape, input.shape))
-    # max(x, 0) - x * t + log(1 + exp(-|x|)), with pos_weight as in PyTorch.
-    log_sig_neg = (-input).clamp_min(0) + ((-input.abs()).exp()).log1p()  # -log(sigmoid(x))
+    # (1 - t) x - log(sigmoid(x)), with pos_weight as in PyTorch. -log(sigmoid(x)) is
+    # softplus(-x), whose derivative is smooth everywhere: the gradient is torch's
+    # sigmoid(x) - t also at x = 0, where max(-x, 0) + log1p(exp(-|x|)) has two kinks.
+    log_sig_neg = _C.softplus(-input, 1.0, 20.0)
     if pos_weight is not None:
         log_weight = (pos_weight - 1) * target + 1
         loss = (1 - target) * input + log_weight * log_sig_neg
