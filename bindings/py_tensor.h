@@ -67,6 +67,10 @@ struct PyTensor {
 };
 
 // ---- views (views.cpp) ----
+/// PyTorch's strides (and storage offset) for this tensor: a view's follow its
+/// steps from a contiguous base; anything else is contiguous.
+std::vector<int64_t> torch_strides(PyTensor& t, int64_t* storage_offset);
+bool torch_is_contiguous(PyTensor& t);
 lt::NodePtr apply_step(const ViewStep& s, const lt::NodePtr& x);
 /// A new view of `src` whose value is `step` applied to src's current value.
 PyTensor make_view(PyTensor& src, ViewStep step, lt::NodePtr value = nullptr, bool own_version = false);

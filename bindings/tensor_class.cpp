@@ -494,8 +494,29 @@ void bind_tensor(py::module_& m, py::class_<PyTensor>& cls) {
   cls.def_property_readonly("device", [](PyTensor&) { return g_device; });
   cls.def_property_readonly("is_cuda", [](PyTensor&) { return false; });
   cls.def("is_floating_point", [](PyTensor& s) { return lt::is_floating(s.get().dtype()); });
-  cls.def("is_contiguous", [](PyTensor&, py::kwargs) { return true; });
-  cls.def("contiguous", [](py::object self, py::kwargs) { return self; });
+  // As torch's for the view's strides (torch_strides): a transposed view is not
+  // contiguous; .contiguous() of one is a fresh tensor that no longer aliases.
+  cls.def("is_contiguous", [](PyTensor& s, py::kwargs) { return torch_is_contiguous(s); });
+  cls.def("contiguous", [](py::object self, py::kwargs) -> py::object {
+    PyTensor& s = self.cast<PyTensor&>();
+    if (torch_is_contiguous(s)) return self;
+    return py::cast(PyTensor(s.get().clone()));
+  });
+  cls.def("stride", [](PyTensor& s, py::handle dim) -> py::object {
+    std::vector<int64_t> st = torch_strides(s, nullptr);
+    if (dim.is_none()) return py::tuple(py::cast(st));
+    int64_t d = dim.cast<int64_t>(), n = static_cast<int64_t>(st.size());
+    if (d < -n || d >= n) {
+      throw py::index_error("stride: dimension " + std::to_string(d) + " out of range for a tensor of " +
+                            std::to_string(n) + " dimensions");
+    }
+    return py::int_(st[d < 0 ? d + n : d]);
+  }, py::arg("dim") = py::none());
+  cls.def("storage_offset", [](PyTensor& s) {
+    int64_t offset = 0;
+    torch_strides(s, &offset);
+    return offset;
+  });
   cls.def_property("requires_grad", [](PyTensor& s) { return s.get().requires_grad(); },
                    [](PyTensor& s, bool v) { s.t.requires_grad_(v); });
   cls.def("requires_grad_", [](py::object self, bool v) {

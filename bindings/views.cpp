@@ -7,7 +7,10 @@
 // through the view computes the base's new value with write_back (pad + where:
 // no scatter of data, all fusible) and rebinds the base slot; every view of that
 // base notices the base version moved and re-derives on its next read.
+#include <algorithm>
+#include <functional>
 #include <numeric>
+#include <optional>
 
 #include "bindings/py_tensor.h"
 #include "ir/builder.h"
@@ -38,6 +41,124 @@ void PyTensor::refresh() {
   t.impl()->mark_replaced();  // stale after a counted change: its old value is gone
   t.impl()->set_node(std::move(n));
   view->seen_rebinds = view->base.impl()->rebinds;
+}
+
+// ---- PyTorch's strides of a view ----
+// Values live in fresh lazy nodes, so strides are what torch's would be: the
+// base is contiguous and every step maps strides as torch's view op does.
+
+namespace {
+
+std::vector<int64_t> contiguous_strides(const lt::Shape& shape) {
+  std::vector<int64_t> st(shape.size());
+  int64_t s = 1;
+  for (size_t i = shape.size(); i-- > 0;) {
+    st[i] = s;
+    s *= std::max<int64_t>(shape[i], 1);
+  }
+  return st;
+}
+
+// torch's computeStride: the strides of `to` viewing memory laid out as
+// (from, st), or nothing where torch's reshape would copy (then the result is
+// a fresh contiguous tensor in torch).
+std::optional<std::vector<int64_t>> reshape_strides(const lt::Shape& from, const std::vector<int64_t>& st,
+                                                    const lt::Shape& to) {
+  int64_t numel = std::accumulate(from.begin(), from.end(), int64_t{1}, std::multiplies<>());
+  if (numel == 0 || from.empty()) return contiguous_strides(to);
+  std::vector<int64_t> out(to.size());
+  int64_t view_d = static_cast<int64_t>(to.size()) - 1, chunk = st.back(), tensor_numel = 1, view_numel = 1;
+  for (int64_t d = static_cast<int64_t>(from.size()) - 1; d >= 0; --d) {
+    tensor_numel *= from[d];
+    if (d == 0 || (from[d - 1] != 1 && st[d - 1] != tensor_numel * chunk)) {
+      while (view_d >= 0 && (view_numel < tensor_numel || to[view_d] == 1)) {
+        out[view_d] = view_numel * chunk;
+        view_numel *= to[view_d];
+        --view_d;
+      }
+      if (view_numel != tensor_numel) return std::nullopt;
+      if (d > 0) {
+        chunk = st[d - 1];
+        tensor_numel = view_numel = 1;
+      }
+    }
+  }
+  if (view_d != -1) return std::nullopt;
+  return out;
+}
+
+}  // namespace
+
+std::vector<int64_t> torch_strides(PyTensor& t, int64_t* storage_offset) {
+  int64_t offset = 0;
+  if (!t.view) {
+    if (storage_offset) *storage_offset = 0;
+    return contiguous_strides(t.get().shape());
+  }
+  lt::Shape shape = t.view->base.shape();
+  std::vector<int64_t> st = contiguous_strides(shape);
+  for (const ViewStep& s : t.view->steps) {
+    switch (s.kind) {
+      case ViewStep::Slice:
+        offset += s.start * st[s.dim];
+        shape[s.dim] = s.stop > s.start ? (s.stop - s.start + s.step - 1) / s.step : 0;
+        st[s.dim] *= s.step;
+        break;
+      case ViewStep::Select:
+        offset += s.start * st[s.dim];
+        shape.erase(shape.begin() + s.dim);
+        st.erase(st.begin() + s.dim);
+        break;
+      case ViewStep::Reshape: {
+        lt::Shape to(s.shape.begin(), s.shape.end());
+        auto r = reshape_strides(shape, st, to);
+        shape = to;
+        if (r) {
+          st = std::move(*r);
+        } else {  // torch copies here: a fresh tensor
+          st = contiguous_strides(shape);
+          offset = 0;
+        }
+        break;
+      }
+      case ViewStep::Permute: {
+        lt::Shape ps(shape.size());
+        std::vector<int64_t> pst(st.size());
+        for (size_t i = 0; i < s.shape.size(); ++i) {
+          ps[i] = shape[s.shape[i]];
+          pst[i] = st[s.shape[i]];
+        }
+        shape = std::move(ps);
+        st = std::move(pst);
+        break;
+      }
+      case ViewStep::Expand: {
+        size_t lead = s.shape.size() - shape.size();
+        std::vector<int64_t> est(s.shape.size(), 0);
+        for (size_t i = 0; i < shape.size(); ++i) est[lead + i] = shape[i] == s.shape[lead + i] ? st[i] : 0;
+        shape.assign(s.shape.begin(), s.shape.end());
+        st = std::move(est);
+        break;
+      }
+      case ViewStep::Detach: break;
+    }
+  }
+  if (storage_offset) *storage_offset = offset;
+  return st;
+}
+
+bool torch_is_contiguous(PyTensor& t) {
+  if (!t.view) return true;
+  const lt::Shape& shape = t.get().shape();
+  std::vector<int64_t> st = torch_strides(t, nullptr);
+  int64_t expected = 1;
+  for (size_t i = shape.size(); i-- > 0;) {
+    if (shape[i] == 0) return true;
+    if (shape[i] == 1) continue;
+    if (st[i] != expected) return false;
+    expected *= shape[i];
+  }
+  return true;
 }
 
 PyTensor make_view(PyTensor& src, ViewStep step, NodePtr value, bool own_version) {
