@@ -378,7 +378,22 @@ NodePtr number_operand(const Scalar& s, const NodePtr& other) {
   }
 #define LT_NUMBER_NODE(s, other) s.node()
 LT_DEFINE_BINARY(add, number_operand) LT_DEFINE_BINARY(sub, number_operand) LT_DEFINE_BINARY(mul, number_operand)
-LT_DEFINE_BINARY(div, number_operand) LT_DEFINE_BINARY(pow, number_operand)
+LT_DEFINE_BINARY(div, number_operand)
+Tensor pow(const Tensor& a, const Tensor& b) { return wrap(ops::pow(N(a), N(b))); }
+Tensor pow(const Tensor& a, Scalar b) {
+  const NodePtr& x = N(a);
+  // As torch: an integer tensor to a negative integer number has no integer value (a
+  // tensor exponent is computed elementwise: 2 ** -1 is 0 there).
+  if (!is_floating(x->dtype) && !is_floating(b.dtype()) && b.to_int() < 0) {
+    fail(ErrorKind::Runtime, "pow: Integers to negative integer powers are not allowed (base ", dtype_name(x->dtype),
+         " ", shape_str(x->shape), ", exponent ", b.to_int(), "); use a floating base or exponent");
+  }
+  return wrap(ops::pow(x, number_operand(b, x)));
+}
+Tensor pow(Scalar a, const Tensor& b) {
+  const NodePtr& y = N(b);
+  return wrap(ops::pow(number_operand(a, y), y));
+}
 LT_DEFINE_BINARY(maximum, number_operand) LT_DEFINE_BINARY(minimum, number_operand)
 LT_DEFINE_BINARY(eq, number_operand) LT_DEFINE_BINARY(ne, number_operand) LT_DEFINE_BINARY(lt, number_operand)
 LT_DEFINE_BINARY(le, number_operand) LT_DEFINE_BINARY(gt, number_operand) LT_DEFINE_BINARY(ge, number_operand)

@@ -108,7 +108,9 @@ def acosh(input, *, out=None):
     t = x.clamp_max(big) - 1.0
     r_small = (t + (t * (t + 2.0)).sqrt()).log1p()  # log(x + sqrt(x^2 - 1)) accurate near 1
     r_big = x.clamp_min(big).log() + _LN2
-    return _where(x < 1.0, math.nan, _where(x > big, r_big, r_small))
+    # NaN below 1 as torch; r_small + nan (not a NaN constant) keeps the derivative of
+    # log(x + sqrt(x^2 - 1)), torch's 1/sqrt(x^2 - 1), flowing at x < -1.
+    return _where(x < 1.0, r_small + math.nan, _where(x > big, r_big, r_small))
 
 
 def atanh(input, *, out=None):
@@ -397,7 +399,12 @@ def signbit(input, *, out=None):
 def copysign(input, other, *, out=None):
     a, b = _binary_float("copysign", input, other)
     mag = a.abs()
-    return _where(signbit(b), -mag, mag)
+    out = _where(signbit(b), -mag, mag)
+    if b.requires_grad:
+        # The sign's gradient is zero (torch returns zeros for `other`, not "unused"):
+        # sign(b) is finite, NaN included, so the term adds exactly 0.
+        out = out + b.sign() * 0.0
+    return out
 
 
 def heaviside(input, values, *, out=None):
@@ -476,6 +483,16 @@ def _as_tensor_like(x, ref):
     return tensor(x)
 
 
+def _integer_result_dtype(a, b):
+    """torch's result dtype of two integer or bool operands (Python ints or tensors): a 0-d tensor
+    yields to a dimensioned one, as a Python number does (100 % int32 tensor is int32)."""
+    ts = [x for x in (a, b) if isinstance(x, Tensor)]
+    if len(ts) == 2 and (ts[0].dim() == 0) != (ts[1].dim() == 0):
+        ts = [t for t in ts if t.dim() > 0]
+    out = ts[0].dtype if len(ts) == 1 else _C.promote_types(ts[0].dtype, ts[1].dtype)
+    return _C.int64 if out == _C.bool else out
+
+
 def floor_divide(a, b):
     dt = [x.dtype for x in (a, b) if isinstance(x, Tensor)]
     ints = all(not d.is_floating_point for d in dt) and not any(
@@ -486,10 +503,7 @@ def floor_divide(a, b):
         a64 = a.to(_C.float64) if isinstance(a, Tensor) else float(a)
         b64 = b.to(_C.float64) if isinstance(b, Tensor) else float(b)
         q = (a64 / b64).floor()
-        out = dt[0] if len(dt) == 1 else _C.promote_types(dt[0], dt[1])
-        if out == _C.bool:
-            out = _C.int64
-        return q.to(out)
+        return q.to(_integer_result_dtype(a, b))
     return (a / b).floor()
 
 
@@ -504,8 +518,7 @@ def _div_rounding(a, b, rounding_mode):
     if ints:
         a64 = a.to(_C.float64) if isinstance(a, Tensor) else float(a)
         b64 = b.to(_C.float64) if isinstance(b, Tensor) else float(b)
-        out = dt[0] if len(dt) == 1 else _C.promote_types(dt[0], dt[1])
-        return trunc(a64 / b64).to(_C.int64 if out == _C.bool else out)
+        return trunc(a64 / b64).to(_integer_result_dtype(a, b))
     return trunc(a / b)
 
 

@@ -12,7 +12,7 @@ import numpy as np
 
 from . import _C, functional
 from ._C import Tensor
-from ._creation import tensor
+from ._creation import full_like as _full_like, tensor
 from ._pointwise import _as_tensor_like, float_power, floor_divide, remainder, xlogy
 from ._pointwise import round as _round_decimals
 from ._random import _rng
@@ -92,6 +92,8 @@ def _rfloordiv(self, other):
 
 
 def _rmod(self, other):
+    if isinstance(other, builtins.int) and not self.dtype.is_floating_point:
+        return remainder(_full_like(self, other), self)  # a number takes the tensor's integer dtype
     return remainder(_as_tensor_like(other, self), self)
 
 
@@ -168,6 +170,9 @@ def _masked_select(self, mask):
 
 
 def _nonzero(self, as_tuple=False):
+    if self.dim() == 0:  # torch: a 0-d tensor has 1 or 0 nonzero positions and no index columns
+        n = builtins.int(builtins.bool(self.item()))
+        return (_C.zeros(n, dtype=_C.int64),) if as_tuple else _C.zeros(n, 0, dtype=_C.int64)
     arr = np.nonzero(_C._to_numpy(self))
     if as_tuple:
         return tuple(_C.from_numpy(np.ascontiguousarray(a.astype(np.int64))) for a in arr)
