@@ -9,7 +9,9 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cstdio>
 #include <cstdlib>
+#include <filesystem>
 #include <mutex>
 #include <optional>
 #include <string>
@@ -86,6 +88,7 @@ struct DumpState {
   std::mutex mu;
   std::string dir;
   absl::flat_hash_set<Hash128> written;
+  absl::flat_hash_set<std::string> warned;  // directories a dump could not be written to
   std::atomic<bool> on{false};
   DumpState() {
     const char* e = std::getenv("LT_DUMP_DIR");
@@ -109,7 +112,18 @@ void dump_trace(const Trace& trace) {
     const char* v = std::getenv("LT_DUMP_INPUTS");
     return v && *v && std::string(v) != "0";
   }();
-  write_trace_dump(trace, cat(dir, "/", trace.hash.hex()), with_inputs);
+  // Observability never breaks a program: a missing directory is created, and a
+  // dump that cannot be written warns once per directory; the sync goes on.
+  std::error_code ec;
+  std::filesystem::create_directories(dir, ec);
+  try {
+    write_trace_dump(trace, cat(dir, "/", trace.hash.hex()), with_inputs);
+  } catch (const Error& e) {
+    if (st.warned.insert(dir).second) {
+      std::fprintf(stderr, "lazytensor: warning: LT_DUMP_DIR=%s: %s%s%s; traces are not dumped there\n", dir.c_str(),
+                   e.what(), ec ? ": " : "", ec ? ec.message().c_str() : "");
+    }
+  }
 }
 
 }  // namespace
