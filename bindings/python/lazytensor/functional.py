@@ -118,19 +118,7 @@ def clone(input, *, memory_format=None):
     return input.clone()
 
 
-def save(obj, f, **kwargs):
-    if isinstance(f, str):
-        with open(f, "wb") as fh:
-            pickle.dump(obj, fh)
-    else:
-        pickle.dump(obj, f)
-
-
-def load(f, map_location=None, **kwargs):
-    if isinstance(f, str):
-        with open(f, "rb") as fh:
-            return pickle.load(fh)
-    return pickle.load(f)
+from .serialization import load, save  # noqa: E402,F401
 
 
 def _dropout(input, p=0.5, training=True, inplace=False):
