@@ -94,7 +94,7 @@ class _Pickler(pickle._Pickler):
     def _tensor_reduce(self, t):
         entry = self.storages.get(id(t))
         if entry is None:
-            arr = np.ascontiguousarray(_C._to_numpy(t.detach()))
+            arr = np.array(_C._to_numpy(t.detach()), order="C", copy=False)
             name = _NP_TO_STORAGE.get(arr.dtype)
             if name is None:
                 raise TypeError("lazytensor.save: no torch storage type for dtype {}".format(arr.dtype))
@@ -173,7 +173,7 @@ def _rebuild_tensor_v2(storage, storage_offset, size, stride, requires_grad=Fals
     else:
         view = np.lib.stride_tricks.as_strided(arr[storage_offset:], shape=size,
                                                strides=tuple(s * arr.itemsize for s in stride))
-        out = np.ascontiguousarray(view).copy()
+        out = np.array(view, order="C", copy=True)
     t = _C.from_numpy(out)
     if requires_grad:
         t.requires_grad_(True)

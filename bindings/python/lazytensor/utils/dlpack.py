@@ -13,7 +13,7 @@ from .._C import Tensor
 
 
 def _exported_array(t):
-    return np.ascontiguousarray(_C._to_numpy(t.detach()))
+    return np.array(_C._to_numpy(t.detach()), order="C", copy=False)
 
 
 def _dlpack(self, stream=None):
@@ -49,7 +49,7 @@ def from_dlpack(ext_tensor):
     if not hasattr(ext_tensor, "__dlpack__"):
         ext_tensor = _Capsule(ext_tensor)
     arr = np.from_dlpack(ext_tensor)
-    return _C.from_numpy(np.ascontiguousarray(arr).copy())
+    return _C.from_numpy(np.array(arr, order="C", copy=True))
 
 
 Tensor.__dlpack__ = _dlpack
