@@ -29,6 +29,8 @@ import numpy as np
 
 from . import _C
 from ._C import Tensor
+from ._size import device
+from .nn.parameter import Parameter
 
 _STORAGE_DTYPES = {
     "FloatStorage": np.float32,
@@ -109,7 +111,6 @@ class _Pickler(pickle._Pickler):
         if isinstance(obj, _PlainTensor):
             return self._tensor_reduce(obj.t)
         if isinstance(obj, Tensor):
-            from .nn.parameter import Parameter
             if isinstance(obj, Parameter):
                 return (_REBUILD_PARAMETER, (_PlainTensor(obj), bool(obj.requires_grad), collections.OrderedDict()))
             return self._tensor_reduce(obj)
@@ -182,7 +183,6 @@ def _rebuild_tensor_v2(storage, storage_offset, size, stride, requires_grad=Fals
 
 
 def _rebuild_parameter(data, requires_grad, backward_hooks=None, *args):
-    from .nn.parameter import Parameter
     return Parameter(data, requires_grad=requires_grad)
 
 
@@ -215,7 +215,6 @@ class _Unpickler(pickle.Unpickler):
                 raise TypeError("lazytensor.load: the checkpoint holds a {} tensor ({}); lazytensor has "
                                 "float32, float64, int32, int64 and bool".format(_UNSUPPORTED_STORAGES[name], name))
         if module == "torch" and name == "device":
-            from ._size import device
             return device
         if self.weights_only:
             raise pickle.UnpicklingError("lazytensor.load(weights_only=True): global {}.{} is not allowed "
