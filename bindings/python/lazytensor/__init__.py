@@ -53,6 +53,8 @@ from .functional import *  # noqa: E402,F401,F403
 _api.install(globals())
 
 from . import autograd, debug, functional, nn, optim, special, utils  # noqa: E402,F401
+from .utils.dlpack import from_dlpack  # noqa: E402,F401
+from .serialization import load, save  # noqa: E402,F401
 
 # The fusion lab, also callable as torch.trace (see trace.py). Imported by name, not `from . import trace`,
 # which would find the function `trace` already bound here and not load the module.

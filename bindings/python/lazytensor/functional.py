@@ -5,7 +5,6 @@ by topic and are re-exported here: _pointwise (elementwise math and the division
 (products, contractions, diagonals), _reshaping (joining, splitting, reordering), _indexing, _reductions
 and _sorting; creation functions are in _creation.
 """
-import pickle
 
 from . import _C, _indexing, _linalg, _pointwise, _reductions, _reshaping, _sorting
 from ._C import Tensor
@@ -118,21 +117,6 @@ def clone(input, *, memory_format=None):
     return input.clone()
 
 
-def save(obj, f, **kwargs):
-    if isinstance(f, str):
-        with open(f, "wb") as fh:
-            pickle.dump(obj, fh)
-    else:
-        pickle.dump(obj, f)
-
-
-def load(f, map_location=None, **kwargs):
-    if isinstance(f, str):
-        with open(f, "rb") as fh:
-            return pickle.load(fh)
-    return pickle.load(f)
-
-
 def _dropout(input, p=0.5, training=True, inplace=False):
     """nn.functional.dropout (here, below nn, so that torch.dropout can use it)."""
     if p < 0.0 or p > 1.0:
@@ -158,7 +142,7 @@ def dropout(input, p, train):
 
 __all__ = (["where", "numel", "is_tensor", "is_floating_point", "allclose", "isclose", "equal", "outer", "norm",
             "addcmul", "addcdiv", "lerp", "nonzero", "masked_select", "log2", "log10", "var_mean", "std_mean",
-            "unflatten", "result_type", "clone", "save", "load", "dropout",
+            "unflatten", "result_type", "clone", "dropout",
             "Generator", "get_rng_state", "manual_seed", "seed", "set_rng_state",
             "no_grad", "enable_grad", "inference_mode", "set_grad_enabled",
             "set_printoptions", "get_default_dtype", "set_default_dtype", "finfo", "iinfo",

@@ -8,6 +8,7 @@ from collections import defaultdict
 from copy import deepcopy
 
 from .. import _C
+from .._C import Tensor
 from ..autograd.grad_mode import enable_grad, no_grad
 
 # Labels of PyTorch's "Invalid <label>: <value>" messages; any other name reads "<name> value".
@@ -182,6 +183,10 @@ class Optimizer:
         self.state = defaultdict(dict)
         for i, s in state_dict["state"].items():
             if i in id_map:
+                # torch keeps the step count as a 0-d tensor; the optimizers here keep a host int
+                step = s.get("step")
+                if isinstance(step, Tensor) and step.dim() == 0:
+                    s["step"] = int(step.item())
                 self.state[id_map[i]] = s
 
     def __repr__(self):
