@@ -1,0 +1,136 @@
+"""The modules and members PyTorch programs import at the top, against torch 1.13's behaviour."""
+import time
+import warnings
+
+import numpy as np
+import pytest
+import torch as ref
+
+import lazytensor as torch
+
+
+def test_nn_parallel_data_parallel_calls_module():
+    lin = torch.nn.Linear(3, 2)
+    dp = torch.nn.parallel.DataParallel(lin)
+    assert dp.module is lin
+    assert torch.nn.DataParallel is torch.nn.parallel.DataParallel
+    x = torch.randn(4, 3)
+    np.testing.assert_allclose(dp(x).detach().numpy(), lin(x).detach().numpy())
+    assert len(list(dp.parameters())) == 2
+    rlin = ref.nn.Linear(3, 2)
+    assert ref.nn.parallel.DataParallel(rlin).module is rlin
+
+
+def test_ddp_without_process_group_raises():
+    with pytest.raises(RuntimeError, match="Default process group has not been initialized"):
+        torch.nn.parallel.DistributedDataParallel(torch.nn.Linear(2, 2))
+    with pytest.raises(RuntimeError, match="Default process group has not been initialized"):
+        ref.nn.parallel.DistributedDataParallel(ref.nn.Linear(2, 2))
+
+
+def test_distributed_stub():
+    import lazytensor.distributed as dist
+    assert dist.is_available() is False
+    assert dist.is_initialized() is False == ref.distributed.is_initialized()
+    with pytest.raises(RuntimeError, match="process group"):
+        dist.get_rank()
+    with pytest.raises(RuntimeError, match="process group"):
+        dist.all_reduce(torch.ones(2))
+
+
+def test_onnx_export_not_implemented():
+    import lazytensor.onnx
+    with pytest.raises(NotImplementedError, match="onnx.export"):
+        lazytensor.onnx.export(torch.nn.Linear(2, 2), torch.ones(1, 2), "m.onnx")
+
+
+def test_cuda_amp_imports_and_passthrough():
+    import lazytensor.cuda.amp
+    from lazytensor.cuda.amp import GradScaler, autocast
+    assert lazytensor.cuda.amp.autocast is autocast
+    with pytest.warns(UserWarning):
+        ctx = autocast()
+    with ctx:
+        y = torch.ones(2) * 2
+    assert y.tolist() == [2.0, 2.0]
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+
+        @autocast()
+        def f(x):
+            return x + 1
+        assert f(torch.ones(2)).tolist() == [2.0, 2.0]
+
+    p = torch.nn.Parameter(torch.ones(2))
+    opt = torch.optim.SGD([p], lr=0.5)
+    scaler = GradScaler(enabled=False)
+    rscaler = ref.cuda.amp.GradScaler(enabled=False)
+    loss = (p * p).sum()
+    assert scaler.scale(loss) is loss
+    scaler.scale(loss).backward()
+    scaler.unscale_(opt)
+    scaler.step(opt)
+    scaler.update()
+    assert p.tolist() == [0.0, 0.0]  # opt.step() ran: 1 - 0.5 * 2
+    assert scaler.state_dict() == rscaler.state_dict()
+    assert scaler.is_enabled() is rscaler.is_enabled() is False
+
+
+def test_cuda_and_backends_modules_keep_members():
+    import lazytensor.backends.cuda
+    import lazytensor.backends.cudnn  # noqa: F401
+    assert torch.cuda.is_available() is False and torch.cuda.device_count() == 0
+    torch.cuda.manual_seed(0)
+    torch.cuda.manual_seed_all(0)
+    torch.cuda.synchronize()
+    assert torch.backends.mps.is_available() is False
+    assert torch.backends.cuda.is_built() is False
+    assert torch.backends.cuda.matmul.allow_tf32 is ref.backends.cuda.matmul.allow_tf32
+    torch.backends.cuda.matmul.allow_tf32 = True
+    assert lazytensor.backends.cuda.matmul.allow_tf32 is True
+    torch.backends.cuda.matmul.allow_tf32 = False
+    torch.backends.cudnn.benchmark = True
+    assert torch.backends.cudnn.benchmark is True
+    torch.backends.cudnn.benchmark = False
+    assert torch.backends.cudnn.deterministic is False
+
+
+def test_compile_returns_argument():
+    m = torch.nn.Linear(2, 2)
+    assert torch.compile(m) is m
+    assert torch.compile(m, mode="reduce-overhead") is m
+
+    @torch.compile
+    def f(x):
+        return x * 3
+
+    @torch.compile(mode="max-autotune")
+    def g(x):
+        return x - 1
+    assert f(torch.ones(1)).tolist() == [3.0]
+    assert g(torch.ones(1)).tolist() == [0.0]
+
+
+def test_thread_knobs():
+    n = torch.get_num_threads()
+    assert isinstance(n, int) and n >= 1
+    torch.set_num_threads(1)
+    assert torch.get_num_threads() == 1
+    torch.set_num_threads(n)
+    assert torch.get_num_threads() == n
+    assert torch.get_num_interop_threads() >= 1
+    with pytest.raises(RuntimeError):
+        torch.set_num_threads(0)
+
+
+def test_random_sampler_huge_replacement_is_lazy():
+    ds = list(range(7))
+    s = torch.utils.data.RandomSampler(ds, replacement=True, num_samples=10 ** 10)
+    t = time.perf_counter()
+    first = [v for _, v in zip(range(100), iter(s))]
+    assert time.perf_counter() - t < 1.0
+    assert all(0 <= v < 7 for v in first)
+    assert len(s) == 10 ** 10
+    short = list(torch.utils.data.RandomSampler(ds, replacement=True, num_samples=70))
+    assert len(short) == 70 and set(short) <= set(ds)
