@@ -134,3 +134,29 @@ def test_random_sampler_huge_replacement_is_lazy():
     assert len(s) == 10 ** 10
     short = list(torch.utils.data.RandomSampler(ds, replacement=True, num_samples=70))
     assert len(short) == 70 and set(short) <= set(ds)
+
+
+def test_assert_close_tolerances_and_message():
+    tc = torch.testing
+    tc.assert_close(torch.tensor([1.0, 2.0]), torch.tensor([1.0, 2.0 + 1e-6]))
+    ref.testing.assert_close(ref.tensor([1.0, 2.0]), ref.tensor([1.0, 2.0 + 1e-6]))
+    with pytest.raises(AssertionError, match=r"Mismatched elements: 1 / 3 \(33.3%\)"):
+        tc.assert_close(torch.tensor([1.0, 2.0, 3.0]), torch.tensor([1.0, 2.1, 3.0]))
+    with pytest.raises(AssertionError, match=r"Mismatched elements: 1 / 3 \(33.3%\)"):
+        ref.testing.assert_close(ref.tensor([1.0, 2.0, 3.0]), ref.tensor([1.0, 2.1, 3.0]))
+    with pytest.raises(AssertionError, match="dtype"):
+        tc.assert_close(torch.tensor([1.0]), torch.tensor([1.0], dtype=torch.float64))
+    tc.assert_close(torch.tensor([1.0]), torch.tensor([1.0], dtype=torch.float64), check_dtype=False)
+    nan = float("nan")
+    with pytest.raises(AssertionError):
+        tc.assert_close(torch.tensor([nan]), torch.tensor([nan]))
+    tc.assert_close(torch.tensor([nan]), torch.tensor([nan]), equal_nan=True)
+    with pytest.raises(AssertionError):  # integers compare exactly
+        tc.assert_close(torch.tensor([1]), torch.tensor([2]))
+    # float64's tolerance is tighter than float32's
+    with pytest.raises(AssertionError):
+        tc.assert_close(torch.tensor([1.0], dtype=torch.float64), torch.tensor([1.0 + 1e-5], dtype=torch.float64))
+    with pytest.raises(AssertionError):
+        ref.testing.assert_close(ref.tensor([1.0], dtype=ref.float64), ref.tensor([1.0 + 1e-5], dtype=ref.float64))
+    tc.assert_close(torch.tensor([1.0]), torch.tensor([1.1]), rtol=0.2, atol=0.0)
+    tc.assert_allclose(torch.tensor([1.0, nan]), [1.0, nan])
