@@ -160,3 +160,20 @@ def test_assert_close_tolerances_and_message():
         ref.testing.assert_close(ref.tensor([1.0], dtype=ref.float64), ref.tensor([1.0 + 1e-5], dtype=ref.float64))
     tc.assert_close(torch.tensor([1.0]), torch.tensor([1.1]), rtol=0.2, atol=0.0)
     tc.assert_allclose(torch.tensor([1.0, nan]), [1.0, nan])
+
+
+@pytest.mark.parametrize("name", ["FloatTensor", "DoubleTensor", "LongTensor", "IntTensor", "BoolTensor"])
+def test_legacy_constructors(name):
+    ctor, rctor = getattr(torch, name), getattr(ref, name)
+    x, rx = ctor([1, 0, 2]), rctor([1, 0, 2])
+    assert str(x.dtype) == str(rx.dtype)
+    assert x.tolist() == rx.tolist()
+    assert isinstance(x, ctor) and isinstance(rx, rctor)
+    assert isinstance(x, torch.Tensor)
+    assert x.type() == rx.type()
+    e, re_ = ctor(2, 3), rctor(2, 3)
+    assert tuple(e.shape) == tuple(re_.shape) == (2, 3) and str(e.dtype) == str(re_.dtype)
+    assert tuple(ctor().shape) == tuple(rctor().shape) == (0,)
+    other = "DoubleTensor" if name != "DoubleTensor" else "FloatTensor"
+    assert not isinstance(x, getattr(torch, other)) and not isinstance(rx, getattr(ref, other))
+    assert not isinstance([1.0], ctor)
