@@ -177,3 +177,65 @@ def test_legacy_constructors(name):
     other = "DoubleTensor" if name != "DoubleTensor" else "FloatTensor"
     assert not isinstance(x, getattr(torch, other)) and not isinstance(rx, getattr(ref, other))
     assert not isinstance([1.0], ctor)
+
+
+def _rosenbrock(lib, x):
+    return (1 - x[0]) ** 2 + 100 * (x[1] - x[0] ** 2) ** 2
+
+
+@pytest.mark.parametrize("line_search", [None, "strong_wolfe"])
+def test_lbfgs_rosenbrock_matches_torch(line_search):
+    results = []
+    for lib in (torch, ref):
+        x = lib.nn.Parameter(lib.tensor([-1.5, 2.0]))
+        opt = lib.optim.LBFGS([x], lr=1 if line_search else 0.1, max_iter=20, history_size=5,
+                              line_search_fn=line_search)
+
+        def closure():
+            opt.zero_grad()
+            loss = _rosenbrock(lib, x)
+            loss.backward()
+            return loss
+        # One step of 20 iterations: Rosenbrock amplifies float32 rounding differences past that.
+        losses = [float(opt.step(closure)), float(closure())]
+        results.append((x.detach().numpy().copy(), losses, opt.state[x]["func_evals"], opt.state[x]["n_iter"]))
+        if line_search:
+            for _ in range(3):
+                opt.step(closure)
+            np.testing.assert_allclose(x.detach().numpy(), [1.0, 1.0], atol=1e-3)
+    (xl, ll, fl, nl), (xr, lr_, fr, nr) = results
+    # float32 rounding drifts over 20 iterations of an ill-conditioned problem: a few 1e-4 relative
+    np.testing.assert_allclose(ll, lr_, rtol=2e-3, atol=1e-5)
+    np.testing.assert_allclose(xl, xr, rtol=2e-3, atol=1e-3)
+    assert (nl, fl) == (nr, fr)
+
+
+def test_lbfgs_least_squares_matches_torch():
+    rng = np.random.default_rng(0)
+    A = rng.standard_normal((8, 3)).astype(np.float32)
+    b = rng.standard_normal(8).astype(np.float32)
+    out = []
+    for lib in (torch, ref):
+        w = lib.nn.Parameter(lib.zeros(3))
+        At, bt = lib.tensor(A), lib.tensor(b)
+        opt = lib.optim.LBFGS([w], history_size=3, max_iter=8)
+
+        def closure():
+            opt.zero_grad()
+            loss = ((lib.matmul(At, w) - bt) ** 2).sum()
+            loss.backward()
+            return loss
+        opt.step(closure)
+        out.append(w.detach().numpy().copy())
+    w = torch.nn.Parameter(torch.zeros(3))
+    At, bt = torch.tensor(A), torch.tensor(b)
+    opt = torch.optim.LBFGS([w], history_size=3, line_search_fn="strong_wolfe")
+
+    def closure():
+        opt.zero_grad()
+        loss = ((torch.matmul(At, w) - bt) ** 2).sum()
+        loss.backward()
+        return loss
+    opt.step(closure)
+    np.testing.assert_allclose(w.detach().numpy(), np.linalg.lstsq(A, b, rcond=None)[0], atol=1e-4)
+    np.testing.assert_allclose(out[0], out[1], rtol=1e-4, atol=1e-5)
