@@ -1,4 +1,5 @@
 """The modules and members PyTorch programs import at the top, against torch 1.13's behaviour."""
+import math
 import time
 import warnings
 
@@ -239,3 +240,90 @@ def test_lbfgs_least_squares_matches_torch():
     opt.step(closure)
     np.testing.assert_allclose(w.detach().numpy(), np.linalg.lstsq(A, b, rcond=None)[0], atol=1e-4)
     np.testing.assert_allclose(out[0], out[1], rtol=1e-4, atol=1e-5)
+
+
+_RNG = np.random.default_rng(1)
+_M = (_RNG.standard_normal((3, 3)) + 3 * np.eye(3)).astype(np.float32)
+_SPD = (_M @ _M.T + np.eye(3)).astype(np.float32)
+_R = _RNG.standard_normal((4, 3)).astype(np.float32)
+
+
+def _cmp(a, b, tol=1e-4):
+    np.testing.assert_allclose(a.detach().numpy(), b.detach().numpy(), rtol=tol, atol=tol)
+
+
+@pytest.mark.parametrize("name,arg", [("det", _M), ("inv", _M), ("cholesky", _SPD), ("eigvalsh", _SPD),
+                                      ("svdvals", _R), ("pinv", _R), ("matrix_rank", _R)])
+def test_linalg_values(name, arg):
+    got = getattr(torch.linalg, name)(torch.tensor(arg))
+    want = getattr(ref.linalg, name)(ref.tensor(arg))
+    if name == "matrix_rank":
+        assert int(got) == int(want) == 3
+    else:
+        _cmp(got, want)
+
+
+def test_linalg_norms_and_products():
+    x = _R
+    for o in (None, 1, 2, 3.5, math.inf, -math.inf, 0):
+        _cmp(torch.linalg.vector_norm(torch.tensor(x), o if o is not None else 2),
+             ref.linalg.vector_norm(ref.tensor(x), o if o is not None else 2))
+    _cmp(torch.linalg.vector_norm(torch.tensor(x), 2, dim=1, keepdim=True),
+         ref.linalg.vector_norm(ref.tensor(x), 2, dim=1, keepdim=True))
+    for o in ("fro", "nuc", 2, -2, 1, -1, math.inf, -math.inf):
+        _cmp(torch.linalg.matrix_norm(torch.tensor(x), o), ref.linalg.matrix_norm(ref.tensor(x), o))
+        _cmp(torch.linalg.norm(torch.tensor(x), o), ref.linalg.norm(ref.tensor(x), o))
+    _cmp(torch.linalg.norm(torch.tensor(x)), ref.linalg.norm(ref.tensor(x)))
+    a, b = _RNG.standard_normal((2, 3)).astype(np.float32), _RNG.standard_normal((2, 3)).astype(np.float32)
+    _cmp(torch.linalg.cross(torch.tensor(a), torch.tensor(b)), ref.linalg.cross(ref.tensor(a), ref.tensor(b)))
+    ms = [_R, _M, _SPD, _RNG.standard_normal(3).astype(np.float32)]
+    _cmp(torch.linalg.multi_dot([torch.tensor(m) for m in ms]), ref.linalg.multi_dot([ref.tensor(m) for m in ms]))
+    _cmp(torch.linalg.matmul(torch.tensor(_R), torch.tensor(_M)), ref.linalg.matmul(ref.tensor(_R), ref.tensor(_M)))
+
+
+def test_linalg_decompositions_reconstruct():
+    s, l = torch.linalg.slogdet(torch.tensor(_M))
+    rs, rl = ref.linalg.slogdet(ref.tensor(_M))
+    _cmp(s, rs)
+    _cmp(l, rl)
+    Q, R = torch.linalg.qr(torch.tensor(_R))
+    np.testing.assert_allclose((Q @ R).numpy(), _R, atol=1e-5)
+    w, V = torch.linalg.eigh(torch.tensor(_SPD))
+    _cmp(w, ref.linalg.eigh(ref.tensor(_SPD)).eigenvalues)
+    np.testing.assert_allclose((V @ torch.diag(w) @ V.T).numpy(), _SPD, atol=1e-4)
+    U, S, Vh = torch.linalg.svd(torch.tensor(_R), full_matrices=False)
+    np.testing.assert_allclose((U @ torch.diag(S) @ Vh).numpy(), _R, atol=1e-5)
+    b = _RNG.standard_normal((4, 2)).astype(np.float32)
+    _cmp(torch.linalg.lstsq(torch.tensor(_R), torch.tensor(b)).solution,
+         ref.linalg.lstsq(ref.tensor(_R), ref.tensor(b)).solution)
+    bb = _RNG.standard_normal(3).astype(np.float32)
+    _cmp(torch.linalg.solve(torch.tensor(_M), torch.tensor(bb)), ref.linalg.solve(ref.tensor(_M), ref.tensor(bb)))
+    with pytest.raises(RuntimeError, match="positive-definite"):
+        torch.linalg.cholesky(torch.tensor(-_SPD))
+    with pytest.raises(RuntimeError, match="gradients are not supported"):
+        torch.linalg.eigh(torch.tensor(_SPD, requires_grad=True))
+
+
+@pytest.mark.parametrize("name", ["det", "inv", "slogdet", "solve"])
+def test_linalg_gradients_match_torch(name):
+    B = _RNG.standard_normal((3, 2)).astype(np.float32)
+    W = _RNG.standard_normal((3, 2) if name == "solve" else (3, 3)).astype(np.float32)
+    grads = []
+    for lib in (torch, ref):
+        A = lib.tensor(_M, requires_grad=True)
+        Bt = lib.tensor(B, requires_grad=True)
+        if name == "det":
+            y = lib.linalg.det(A)
+        elif name == "slogdet":
+            y = lib.linalg.slogdet(A).logabsdet
+        elif name == "inv":
+            y = (lib.linalg.inv(A) * lib.tensor(W)).sum()
+        else:
+            y = (lib.linalg.solve(A, Bt) * lib.tensor(W)).sum()
+        y.backward()
+        grads.append((float(y), A.grad.numpy().copy(), None if Bt.grad is None else Bt.grad.numpy().copy()))
+    (yl, gl, bl), (yr, gr, br) = grads
+    assert abs(yl - yr) < 1e-3 * max(1.0, abs(yr))
+    np.testing.assert_allclose(gl, gr, rtol=1e-3, atol=1e-4)
+    if name == "solve":
+        np.testing.assert_allclose(bl, br, rtol=1e-3, atol=1e-4)
