@@ -1,6 +1,7 @@
 """The legacy typed constructors: torch.FloatTensor([1, 2]), torch.FloatTensor(2, 3) (uninitialised), and
 isinstance(x, torch.FloatTensor) for a float32 tensor, for the dtypes this package has."""
 from . import _C
+from ._creation import tensor
 
 __all__ = ["FloatTensor", "DoubleTensor", "LongTensor", "IntTensor", "BoolTensor"]
 
@@ -12,7 +13,6 @@ class _LegacyTensorMeta(type):
 
 def _make(name, dtype):
     def __new__(cls, *args, **kwargs):
-        from ._creation import tensor
         device = kwargs.pop("device", None)  # noqa: F841  (one device)
         if kwargs:
             raise TypeError(f"{name}(): unexpected keyword arguments {sorted(kwargs)}")

@@ -13,6 +13,8 @@ from collections import namedtuple
 import numpy as np
 
 from .. import _C
+from .._creation import tensor as _tensor
+from .._linalg import cross as _cross
 
 __all__ = ["norm", "vector_norm", "matrix_norm", "det", "slogdet", "inv", "solve", "cholesky", "qr", "eigh",
            "eigvalsh", "svd", "svdvals", "pinv", "matrix_rank", "lstsq", "cross", "matmul", "multi_dot"]
@@ -22,11 +24,6 @@ _QRResult = namedtuple("qr", ["Q", "R"])
 _EighResult = namedtuple("eigh", ["eigenvalues", "eigenvectors"])
 _SVDResult = namedtuple("svd", ["U", "S", "Vh"])
 _LstsqResult = namedtuple("lstsq", ["solution", "residuals", "rank", "singular_values"])
-
-
-def _t():
-    import lazytensor
-    return lazytensor
 
 
 def _host(name, A, grad_ok=False):
@@ -47,7 +44,7 @@ def _square(name, a):
 
 
 def _new(array, like):
-    return _t().tensor(np.ascontiguousarray(array), dtype=like.dtype)
+    return _tensor(np.ascontiguousarray(array), dtype=like.dtype)
 
 
 def _mT(x):
@@ -186,7 +183,7 @@ def cholesky(A, *, upper=False):
 def qr(A, mode="reduced"):
     a = _host("qr", A)
     if mode == "r":
-        return _QRResult(_t().empty(0, dtype=A.dtype), _new(np.linalg.qr(a, mode="r"), A))
+        return _QRResult(_C.empty(0, dtype=A.dtype), _new(np.linalg.qr(a, mode="r"), A))
     Q, R = np.linalg.qr(a, mode="complete" if mode == "complete" else "reduced")
     return _QRResult(_new(Q, A), _new(R, A))
 
@@ -234,7 +231,7 @@ def matrix_rank(A, *, atol=None, rtol=None, hermitian=False, tol=None):
         rtol = max(a.shape[-2:]) * np.finfo(a.dtype).eps
     smax = s.max(-1, keepdims=True) if s.size else 0.0
     thr = np.maximum(atol or 0.0, (rtol or 0.0) * smax)
-    return _t().tensor((s > thr).sum(-1), dtype=_C.int64)
+    return _tensor((s > thr).sum(-1), dtype=_C.int64)
 
 
 def lstsq(A, B, rcond=None, *, driver=None):
@@ -242,22 +239,22 @@ def lstsq(A, B, rcond=None, *, driver=None):
     b = B.detach().numpy()
     if a.ndim != 2:
         sol = np.linalg.pinv(a) @ b
-        e = _t().empty(0, dtype=A.dtype)
-        return _LstsqResult(_new(sol, A), e, _t().empty(0, dtype=_C.int64), e)
+        e = _C.empty(0, dtype=A.dtype)
+        return _LstsqResult(_new(sol, A), e, _C.empty(0, dtype=_C.int64), e)
     sol, res, rank, sv = np.linalg.lstsq(a, b, rcond=rcond)
     # torch's default CPU driver ('gelsy') returns the rank but no residuals or singular values
-    return _LstsqResult(_new(sol, A), _t().empty(0, dtype=A.dtype), _t().tensor(int(rank)),
-                        _t().empty(0, dtype=A.dtype))
+    return _LstsqResult(_new(sol, A), _C.empty(0, dtype=A.dtype), _tensor(int(rank)),
+                        _C.empty(0, dtype=A.dtype))
 
 
 # ---- lazy products ----
 
 def cross(input, other, *, dim=-1):  # noqa: A002
-    return _t().cross(input, other, dim=dim)
+    return _cross(input, other, dim=dim)
 
 
 def matmul(input, other, *, out=None):  # noqa: A002
-    return _t().matmul(input, other)
+    return _C.matmul(input, other)
 
 
 def multi_dot(tensors, *, out=None):

@@ -10,9 +10,7 @@ from ..autograd import enable_grad, no_grad
 from .optimizer import Optimizer
 
 
-def _cat(views, dim):
-    from .. import cat
-    return cat(views, dim)
+_cat = _C.cat
 
 __all__ = ['LBFGS']
 

@@ -1,6 +1,8 @@
 """lazytensor.testing — assert_close with torch 1.13's per-dtype tolerances, and the older assert_allclose."""
 import numpy as np
 
+from .._C import Tensor
+
 __all__ = ["assert_close", "assert_allclose"]
 
 # torch.testing's defaults: (rtol, atol) by dtype; integers and bool compare exactly.
@@ -8,7 +10,6 @@ _TOLERANCES = {"float32": (1.3e-6, 1e-5), "float64": (1e-7, 1e-7), "float16": (1
 
 
 def _as_array(x):
-    from .. import Tensor
     if isinstance(x, Tensor):
         return x.detach().numpy(), str(x.dtype).replace("torch.", "")
     a = np.asarray(x)
