@@ -327,3 +327,29 @@ def test_linalg_gradients_match_torch(name):
     np.testing.assert_allclose(gl, gr, rtol=1e-3, atol=1e-4)
     if name == "solve":
         np.testing.assert_allclose(bl, br, rtol=1e-3, atol=1e-4)
+
+
+def test_sparse_coo_to_dense_mm_coalesce():
+    idx = [[0, 1, 1, 2, 0], [2, 0, 2, 1, 2]]
+    vals = [1.0, 2.0, 3.0, 4.0, 5.0]  # (0, 2) appears twice: summed
+    s = torch.sparse_coo_tensor(idx, vals, (3, 3))
+    rs = ref.sparse_coo_tensor(idx, vals, (3, 3))
+    assert s.is_sparse and rs.is_sparse
+    np.testing.assert_allclose(s.to_dense().numpy(), rs.to_dense().numpy())
+    c, rc = s.coalesce(), rs.coalesce()
+    assert c.indices().tolist() == rc.indices().tolist()
+    assert c.values().tolist() == rc.values().tolist()
+    assert s._values().tolist() == vals and s._indices().tolist() == idx
+    with pytest.raises(RuntimeError, match="coalesce"):
+        s.values()
+    d = _RNG.standard_normal((3, 4)).astype(np.float32)
+    _cmp(torch.sparse.mm(s, torch.tensor(d)), ref.sparse.mm(rs, ref.tensor(d)))
+    _cmp(torch.spmm(s, torch.tensor(d)), ref.spmm(rs, ref.tensor(d)))
+    # gradient through the dense operand
+    dl, dr = torch.tensor(d, requires_grad=True), ref.tensor(d, requires_grad=True)
+    (torch.sparse.mm(s, dl) ** 2).sum().backward()
+    (ref.sparse.mm(rs, dr) ** 2).sum().backward()
+    _cmp(dl.grad, dr.grad)
+    assert tuple(s.shape) == (3, 3)
+    with pytest.raises(RuntimeError):
+        torch.sparse_coo_tensor([[0, 3]], [1.0, 2.0], (3,))

@@ -63,6 +63,7 @@ del _importlib
 __version__ = "0.1.0"
 
 
-from . import backends, cuda, distributed, linalg, onnx, testing
+from . import backends, cuda, distributed, linalg, onnx, sparse, testing
+from .sparse import sparse_coo_tensor, spmm  # noqa: E402,F401
 from ._legacy import FloatTensor, DoubleTensor, LongTensor, IntTensor, BoolTensor  # noqa: E402,F401  # noqa: E402,F401
 from ._runtime import compile, set_num_threads, get_num_threads, set_num_interop_threads, get_num_interop_threads  # noqa: E402,F401,A004,E501
