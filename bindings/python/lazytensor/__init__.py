@@ -65,36 +65,7 @@ del _importlib
 __version__ = "0.1.0"
 
 
-class cuda:  # noqa: N801
-    """No CUDA tensors from Python in this build."""
-
-    @staticmethod
-    def is_available():
-        return False
-
-    @staticmethod
-    def device_count():
-        return 0
-
-    @staticmethod
-    def manual_seed(seed):
-        pass
-
-    @staticmethod
-    def manual_seed_all(seed):
-        pass
-
-    @staticmethod
-    def synchronize(device=None):
-        pass
-
-
-class backends:  # noqa: N801
-    class mps:  # noqa: N801
-        @staticmethod
-        def is_available():
-            return False
-
-    class cudnn:  # noqa: N801
-        deterministic = False
-        benchmark = False
+from . import backends, cuda, distributed, linalg, onnx, sparse, testing
+from .sparse import sparse_coo_tensor, spmm  # noqa: E402,F401
+from ._legacy import FloatTensor, DoubleTensor, LongTensor, IntTensor, BoolTensor  # noqa: E402,F401  # noqa: E402,F401
+from ._runtime import compile, set_num_threads, get_num_threads, set_num_interop_threads, get_num_interop_threads  # noqa: E402,F401,A004,E501

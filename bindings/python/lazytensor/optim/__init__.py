@@ -1,4 +1,4 @@
-"""lazytensor.optim — SGD, Adam, AdamW and lr schedulers.
+"""lazytensor.optim — SGD, Adam, AdamW, LBFGS and the rest, and lr schedulers.
 
 Updates are lazy tensor ops under no_grad that rebind each parameter's slot.
 Hyperparameters (lr, betas, bias corrections) enter as Python numbers, i.e.
@@ -14,3 +14,4 @@ from .adamax import Adamax  # noqa: F401
 from .nadam import NAdam  # noqa: F401
 from .radam import RAdam  # noqa: F401
 from .adadelta import Adadelta  # noqa: F401
+from .lbfgs import LBFGS  # noqa: F401

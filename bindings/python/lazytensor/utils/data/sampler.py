@@ -57,7 +57,12 @@ class RandomSampler(Sampler):
         n = len(self.data_source)
         rng = _numpy_rng(self.generator, self.num_samples)
         if self.replacement:
-            yield from rng.integers(0, n, size=self.num_samples).tolist()
+            # Drawn 32 at a time as torch does, so a huge num_samples never allocates all draws at once.
+            left = self.num_samples
+            while left > 0:
+                k = min(32, left)
+                yield from rng.integers(0, n, size=k).tolist()
+                left -= k
             return
         for _ in range(self.num_samples // n):
             yield from rng.permutation(n).tolist()
