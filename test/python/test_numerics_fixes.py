@@ -152,3 +152,12 @@ def test_contiguous_of_a_transposed_view_is_a_copy_that_no_longer_aliases():
     t[0, 1] = 7.0  # the view still writes through
     assert a[1, 0].item() == 7.0
     assert t.contiguous() is not t and a.contiguous() is a
+
+
+def test_cross_entropy_probability_target_of_the_wrong_shape_names_the_op():
+    x = lt.randn(4, 5)
+    with pytest.raises(RuntimeError, match=r"cross_entropy: class-probability targets .* \[4, 5\], got \[4, 4\]"):
+        lt.nn.functional.cross_entropy(x, lt.rand(4, 4))
+    with pytest.raises(RuntimeError):
+        torch.nn.functional.cross_entropy(torch.randn(4, 5), torch.rand(4, 4))
+    assert lt.nn.functional.cross_entropy(x, lt.rand(4, 5)).dim() == 0  # x is still valid

@@ -15,6 +15,10 @@ def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-1
                   label_smoothing=0.0):
     reduction = _reduction(size_average, reduce, reduction)
     if target.dtype.is_floating_point:  # class probabilities
+        if tuple(target.shape) != tuple(input.shape):
+            raise RuntimeError("cross_entropy: class-probability targets (floating dtype) must have the input's shape "
+                               "{}, got {}; class-index targets must be integers".format(
+                                   list(input.shape), list(target.shape)))
         logp = log_softmax(input, 1 if input.dim() > 1 else 0)
         if label_smoothing > 0:
             n = input.shape[1 if input.dim() > 1 else 0]
