@@ -16,11 +16,15 @@ def compile(model=None, **kwargs):  # noqa: A001
     return model
 
 
+def _positive(name, n):
+    if not isinstance(n, int) or n < 1:
+        raise RuntimeError(f"{name} expects a positive integer, got {n!r}")
+    return n
+
+
 def set_num_threads(n):
     global _num_threads
-    if not isinstance(n, int) or n < 1:
-        raise RuntimeError(f"set_num_threads expects a positive integer, got {n!r}")
-    _num_threads = n
+    _num_threads = _positive("set_num_threads", n)
 
 
 def get_num_threads():
@@ -29,9 +33,7 @@ def get_num_threads():
 
 def set_num_interop_threads(n):
     global _num_interop_threads
-    if not isinstance(n, int) or n < 1:
-        raise RuntimeError(f"set_num_interop_threads expects a positive integer, got {n!r}")
-    _num_interop_threads = n
+    _num_interop_threads = _positive("set_num_interop_threads", n)
 
 
 def get_num_interop_threads():
