@@ -22,6 +22,7 @@
 #include "ir/counters.h"
 #include "ir/error.h"
 #include "jit/cpu/jit.h"
+#include "scheduler/generic.h"
 #include "trace/capture.h"
 
 namespace lt {
@@ -36,6 +37,7 @@ Counter kernels_promoted("kernels_promoted");  // recompiled at Tier::Full after
 Counter promote_ms("promote_ms");
 Counter math_functions_compiled("math_functions_compiled");
 Counter math_compile_ms("math_compile_ms");
+Counter kernels_generic("kernels_generic");  // plan kernels rewritten to a shape-generic form (scheduler/generic.h)
 }  // namespace counters
 
 namespace {
@@ -89,6 +91,17 @@ Hash128 kernel_key(const Kernel& k, cpu::Tier tier = cpu::Tier::Full) {
 /// time a Full compile costs, so promoting at most doubles what the kernel
 /// has cost so far, and repays itself soon after: Full is 1.2-2x faster on
 /// transcendental-bound kernels).
+/// Shape-generic kernels (scheduler/generic.h): on unless LT_GENERIC_KERNELS=0
+/// or cpu_set_generic_kernels(false).
+std::atomic<bool>& generic_kernels_flag() {
+  static std::atomic<bool> on{[] {
+    const char* e = std::getenv("LT_GENERIC_KERNELS");
+    return !(e && std::strcmp(e, "0") == 0);
+  }()};
+  return on;
+}
+bool generic_kernels_enabled() { return generic_kernels_flag().load(std::memory_order_relaxed); }
+
 bool tiering_enabled() {
   static const bool on = [] {
     const char* e = std::getenv("LT_TIERED");
@@ -172,6 +185,7 @@ class CpuBackend final : public Backend {
   void clear() {
     traces_.clear();
     explainer_.clear();
+    generic_.clear();
     std::lock_guard<std::mutex> lock(mu_);
     kernels_.clear();
   }
@@ -199,6 +213,7 @@ class CpuBackend final : public Backend {
 
   TraceCache<Executable> traces_;
   RecompileExplainer explainer_;  // why a trace missed traces_ (only misses touch it)
+  GenericKernels generic_;        // kernel structures seen, for shape-generic kernels
   std::mutex mu_;  // guards kernels_
   // Kernels by cache key, held weakly: the executables own them, so a kernel
   // whose last trace was evicted is unloaded and comes back from disk.
@@ -346,7 +361,13 @@ std::shared_ptr<const Executable> CpuBackend::executable(const Trace& trace, con
   *hit = false;
   cache_debug::explain_miss(explainer_, trace, policy.name());
   auto exe = std::make_shared<Executable>();
-  exe->plan = std::make_shared<const Plan>(schedule(trace, policy));
+  Plan plan = schedule(trace, policy);
+  // A kernel that recurs with other sizes is rewritten to its shape-generic
+  // form, compiled once for all of them (scheduler/generic.h).
+  if (generic_kernels_enabled())
+    for (Kernel& k : plan.kernels)
+      if (generic_.generalize(&k)) counters::kernels_generic.add();
+  exe->plan = std::make_shared<const Plan>(std::move(plan));
   if (debug_level() >= 3) std::fprintf(stderr, "[lt] %s", exe->plan->print().c_str());
   // The plan's kernels are fetched (memory, disk, or compiled) on several
   // threads at once; a kernel that occurs twice is fetched once.
@@ -491,6 +512,9 @@ std::shared_ptr<const Plan> cpu_plan_for(const Trace& trace, const RunOptions& o
 }
 
 void cpu_clear_caches() { backend().clear(); }
+
+void cpu_set_generic_kernels(bool on) { generic_kernels_flag().store(on); }
+bool cpu_generic_kernels() { return generic_kernels_enabled(); }
 
 std::vector<double> cpu_compile_times_ms() {
   std::lock_guard<std::mutex> lock(compile_log_mu);

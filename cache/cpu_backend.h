@@ -40,6 +40,12 @@ std::shared_ptr<const Plan> cpu_plan_for(const Trace& trace, const RunOptions& o
 /// Drops the trace and kernel caches; kernels no executable still holds are unloaded.
 void cpu_clear_caches();
 
+/// Shape-generic kernels (scheduler/generic.h, docs/compile-path.md): on
+/// unless LT_GENERIC_KERNELS=0; this overrides the variable for traces
+/// planned from now on.
+void cpu_set_generic_kernels(bool on);
+bool cpu_generic_kernels();
+
 /// Wall-clock time (ms) of each of the most recent kernel compiles (at most
 /// 4096, oldest first): LLVM IR generation, optimisation, emission and
 /// loading; a kernel loaded from the disk cache is not a compile.

@@ -76,6 +76,12 @@ int64_t Kernel::outer_size() const {
   return n;
 }
 
+bool Kernel::symbolic_domain() const {
+  for (int32_t s : domain_slots)
+    if (s >= 0) return true;
+  return false;
+}
+
 int64_t Kernel::inner_size() const {
   if (kind == KernelKind::Elementwise) return domain.empty() ? 1 : domain.back();
   int64_t n = 1;
@@ -87,10 +93,13 @@ Hash128 Kernel::hash() const {
   StableHasher h;
   h.add_string("lt-kernel-v1");
   h.add(static_cast<uint64_t>(kind)).add(domain.size());
-  for (int64_t d : domain) h.add(static_cast<uint64_t>(d));
+  for (size_t a = 0; a < domain.size(); ++a)
+    if (symbolic_axis(a)) h.add(~uint64_t{0}).add(static_cast<uint64_t>(domain_slots[a]));
+    else h.add(static_cast<uint64_t>(domain[a]));
   h.add(static_cast<uint64_t>(outer_rank)).add(static_cast<uint64_t>(num_phases)).add(serial ? 1 : 0);
   h.add(buffers.size());
-  for (const KernelBuffer& b : buffers) h.add(static_cast<uint64_t>(b.dtype)).add(static_cast<uint64_t>(b.numel)).add(b.written);
+  for (const KernelBuffer& b : buffers)
+    h.add(static_cast<uint64_t>(b.dtype)).add(b.generic_numel ? ~uint64_t{0} : static_cast<uint64_t>(b.numel)).add(b.written);
   h.add(scalar_types.size());
   for (DType d : scalar_types) h.add(static_cast<uint64_t>(d));
   h.add(ops.size());
@@ -104,7 +113,8 @@ Hash128 Kernel::hash() const {
   h.add(static_cast<uint64_t>(static_cast<int64_t>(mm_acc)));
   for (const MatMulView* v : {&mm_lhs_view, &mm_rhs_view})
     h.add(static_cast<uint64_t>(static_cast<int64_t>(v->buffer))).add(static_cast<uint64_t>(static_cast<int64_t>(v->base)))
-        .add(static_cast<uint64_t>(v->row_stride)).add(static_cast<uint64_t>(v->col_stride));
+        .add(static_cast<uint64_t>(v->generic ? ~int64_t{0} : v->row_stride))
+        .add(static_cast<uint64_t>(v->generic ? ~int64_t{0} : v->col_stride));
   return h.finish();
 }
 
@@ -160,11 +170,18 @@ int64_t kernel_scalar_bits(const Kernel& k, size_t slot, absl::Span<const Scalar
 
 std::string print_kernel(const Kernel& k) {
   static const char* kinds[] = {"elementwise", "rows", "matmul"};
-  std::string s = cat("kernel ", k.name, " ", kinds[static_cast<int>(k.kind)], " domain=", shape_str(k.domain),
+  std::string domain = shape_str(k.domain);
+  if (k.symbolic_domain()) {  // "[4, 17@s2]": axis 1 is 17 in this launch, scalar slot 2 in the code
+    domain = "[";
+    for (size_t a = 0; a < k.domain.size(); ++a)
+      absl::StrAppend(&domain, a ? ", " : "", k.domain[a], k.symbolic_axis(a) ? cat("@s", k.domain_slots[a]) : "");
+    domain += "]";
+  }
+  std::string s = cat("kernel ", k.name, " ", kinds[static_cast<int>(k.kind)], " domain=", domain,
                       " outer_rank=", k.outer_rank, " phases=", k.num_phases, k.serial ? " serial" : "", "\n");
   for (size_t i = 0; i < k.buffers.size(); ++i) {
     const KernelBuffer& b = k.buffers[i];
-    absl::StrAppend(&s, "  buf", i, " ", detail::to_alpha(dtype_name(b.dtype)), "[", b.numel, "]",
+    absl::StrAppend(&s, "  buf", i, " ", detail::to_alpha(dtype_name(b.dtype)), "[", b.numel, b.generic_numel ? "@" : "", "]",
                     b.written ? " out" : " in", " -> b", b.plan_buffer, "\n");
   }
   for (size_t i = 0; i < k.scalar_types.size(); ++i)

@@ -68,8 +68,9 @@ enum class KOpCode : uint8_t {
   Store,       ///< buffer `imm`[input 0] = input 1; produces no value
   AccumStore,  ///< buffer `imm`[input 0] += input 1 (ScatterAdd; the kernel is `serial`)
   Compute,     ///< elementwise primitive `op` (Unary/Binary/Ternary ops of ir/ops.h) on inputs
-  IndexDiv,    ///< i64 floor division of input 0 (>= 0) by the constant `imm` (> 0)
-  IndexMod,    ///< i64 remainder of input 0 (>= 0) by the constant `imm` (> 0)
+  IndexDiv,    ///< i64 floor division of input 0 (>= 0) by the constant `imm` (> 0), or by input 1 (> 0, an i64
+               ///< Param) when num_inputs is 2 (shape-generic kernels, scheduler/generic.h)
+  IndexMod,    ///< i64 remainder of input 0 (>= 0) by the constant `imm` (> 0), or by input 1 as IndexDiv
   Reduce,      ///< `op` in {ReduceSum, ReduceProd, ReduceMax, ReduceMin, ArgMax, ArgMin} of input 0 over the inner dims
   Scan,        ///< running CumSum of input 0 along the inner loop (inner rank 1), inclusive
   Random,      ///< RandUniform value: inputs (seed i64, linear index i64), stream `imm`
@@ -120,6 +121,7 @@ struct KernelBuffer {
   int64_t numel;
   bool written;         ///< the kernel stores into it
   int32_t plan_buffer;  ///< Plan buffer id (binding; not part of the kernel hash)
+  bool generic_numel = false;  ///< shape-generic kernels: `numel` varies between launches (not hashed)
 };
 
 /// A matmul operand that is a plain strided view of one buffer (see MatMul above).
@@ -127,6 +129,7 @@ struct MatMulView {
   int32_t buffer = -1;  ///< kernel buffer; -1: not a strided view (use the element DAG)
   int32_t base = -1;    ///< op id of the i64 base offset (depends on Coord(0) at most)
   int64_t row_stride = 0, col_stride = 0;
+  bool generic = false;  ///< shape-generic kernels: the strides vary between launches (not hashed)
   bool valid() const { return buffer >= 0; }
 };
 
@@ -145,6 +148,12 @@ struct Kernel {
   /// goes) are runtime arguments, so kernels that differ only in them are one
   /// compiled kernel: L steps of `h = f(h, x[:, t:t+1])` compile once.
   std::vector<int64_t> index_args;
+  /// Shape-generic kernels (scheduler/generic.h): per domain axis, the scalar
+  /// slot (an index argument) that holds its extent at launch, or -1 where
+  /// the extent is the literal `domain[axis]`. Empty: every extent is
+  /// literal. `domain` keeps the extents of this launch either way (the
+  /// launch ranges come from it); the hash leaves the symbolic ones out.
+  std::vector<int32_t> domain_slots;
   std::vector<KOp> ops;
   int32_t mm_lhs = -1, mm_rhs = -1;  ///< MatMul only: operand element DAGs
   int32_t mm_acc = -1;               ///< MatMul only: the virtual product buffer read by the epilogue
@@ -155,6 +164,10 @@ struct Kernel {
 
   int64_t outer_size() const;  ///< rows (Rows/MatMul) or elements (Elementwise)
   int64_t inner_size() const;  ///< product of the inner dims (Elementwise: last dim)
+  /// Whether some domain extent is a runtime argument (domain_slots): the
+  /// backends then take no path whose correctness depends on an extent.
+  bool symbolic_domain() const;
+  bool symbolic_axis(size_t axis) const { return axis < domain_slots.size() && domain_slots[axis] >= 0; }
   /// Structural hash: everything a backend compiles (not names or bindings).
   Hash128 hash() const;
   /// Bytes read and written once per launch (for GB/s in LT_DEBUG=2).

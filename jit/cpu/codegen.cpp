@@ -65,6 +65,14 @@ class Codegen {
   }
   llvm::Type* mtype(DType d) { return d == DType::Bool ? b_.getInt8Ty() : vtype(d); }
   Value* i64(int64_t v) { return b_.getInt64(static_cast<uint64_t>(v)); }
+  // Extent of domain axis `a`: a literal, or the scalar slot of a shape-generic kernel.
+  Value* extent(size_t a) const { return extents_[a]; }
+  // Product of the extents of axes [first, last).
+  Value* extent_product(size_t first, size_t last) {
+    Value* n = i64(1);
+    for (size_t a = first; a < last; ++a) n = b_.CreateMul(n, extent(a));
+    return n;
+  }
 
   Value* get(int32_t id);
   Value* get_row(int32_t id);
@@ -154,6 +162,7 @@ class Codegen {
   Value* scalars_ = nullptr;
   Value* err_ = nullptr;
   std::vector<Value*> coords_;
+  std::vector<Value*> extents_;  // per domain axis, set by begin_body
   std::vector<Value*> row_, elem_;
   std::vector<Acc> acc_;
 };
@@ -268,6 +277,7 @@ void Codegen::elem_deps(int32_t id, std::vector<char>& seen) const {
 // Coord(axis) * stride(axis), built from Coord, Const, Add, Sub and Mul):
 // an offset that visits each element of its buffer once, rows disjoint.
 bool Codegen::is_row_major_offset(int32_t id) const {
+  if (k_.symbolic_domain()) return false;  // its strides are runtime values
   size_t r = k_.domain.size();
   std::vector<int64_t> f;
   if (!affine_offset(k_, id, &f) || f[r] != 0) return false;
@@ -293,7 +303,7 @@ bool Codegen::is_row_major_offset(int32_t id) const {
 // (and compiles one copy of it instead of three).
 std::vector<Codegen::Stash> Codegen::plan_stashes() const {
   std::vector<Stash> out;
-  if (k_.kind != KernelKind::Rows || k_.num_phases < 2 || k_.inner_size() == 0) return out;
+  if (k_.kind != KernelKind::Rows || k_.num_phases < 2 || k_.inner_size() == 0 || k_.symbolic_domain()) return out;
   size_t n = k_.ops.size();
   std::vector<int> stores(k_.buffers.size(), 0), loads(k_.buffers.size(), 0);
   for (const KOp& o : k_.ops) {
@@ -571,8 +581,8 @@ Value* Codegen::gen(int32_t id) {
       b_.CreateStore(v, p);
       return nullptr;
     }
-    case KOpCode::IndexDiv: return b_.CreateUDiv(in(0), i64(o.imm));
-    case KOpCode::IndexMod: return b_.CreateURem(in(0), i64(o.imm));
+    case KOpCode::IndexDiv: return b_.CreateUDiv(in(0), o.num_inputs == 2 ? in(1) : i64(o.imm));
+    case KOpCode::IndexMod: return b_.CreateURem(in(0), o.num_inputs == 2 ? in(1) : i64(o.imm));
     case KOpCode::Compute: return gen_compute(o);
     case KOpCode::Random: return gen_random(in(0), in(1), o.imm, o.dtype);
     case KOpCode::CheckIndex: return gen_check_index(o, in(0));
@@ -715,9 +725,8 @@ void Codegen::set_coords_from(Value* linear, size_t first, size_t last) {
       coords_[i] = rest;
       break;
     }
-    int64_t n = k_.domain[i];
-    coords_[i] = b_.CreateURem(rest, i64(n));
-    rest = b_.CreateUDiv(rest, i64(n));
+    coords_[i] = b_.CreateURem(rest, extent(i));
+    rest = b_.CreateUDiv(rest, extent(i));
   }
 }
 
@@ -764,6 +773,7 @@ constexpr int64_t kInterleaveMinElements = int64_t{1} << 16;
 // loop must start on a cache line).
 bool kernel_overlaps_tail(const Kernel& k) {
   if (k.kind != KernelKind::Elementwise || k.serial || k.domain.size() != 1 || k.domain[0] < kTailBlock) return false;
+  if (k.symbolic_domain()) return false;  // needs a domain of at least one block
   std::vector<char> loaded(k.buffers.size(), 0), stored(k.buffers.size(), 0);
   int64_t bytes = 0;
   for (const KOp& o : k.ops) {
@@ -786,7 +796,7 @@ namespace {
 // 8-byte elements (so a linear index that is a multiple of 16 is 64-byte
 // aligned in every stored buffer), writing at least kStreamingStoreBytes.
 bool Codegen::streams_stores() const {
-  if (k_.kind != KernelKind::Elementwise || k_.serial) return false;
+  if (k_.kind != KernelKind::Elementwise || k_.serial || k_.symbolic_domain()) return false;
   if (!llvm::Triple(m_.getTargetTriple()).isX86()) return false;
   int64_t bytes = 0, numel = shape_numel(k_.domain);
   for (const KOp& o : k_.ops) {
@@ -802,7 +812,7 @@ bool Codegen::streams_stores() const {
 void Codegen::gen_elementwise(Value* begin, Value* end) {
   // Chunks of the innermost dim: [pos, pos + n) stays inside one row.
   size_t r = k_.domain.size();
-  int64_t inner = r ? k_.domain.back() : 1;
+  Value* inner = r ? extent(r - 1) : i64(1);
   bool streaming = streams_stores();
   int interleave = interleaves_body() && shape_numel(k_.domain) >= kInterleaveMinElements ? kTranscendentalInterleave : 0;
   constexpr int64_t kLine = 64, kPeel = kLine / 4;  // elements of 4 bytes per cache line
@@ -819,10 +829,10 @@ void Codegen::gen_elementwise(Value* begin, Value* end) {
   }
   Loop chunk = begin_loop(begin, end, "chunk");
   Value* pos = chunk.iv;
-  Value* row = b_.CreateUDiv(pos, i64(inner));
-  Value* row_start = b_.CreateMul(row, i64(inner));
+  Value* row = b_.CreateUDiv(pos, inner);
+  Value* row_start = b_.CreateMul(row, inner);
   Value* i0 = b_.CreateSub(pos, row_start);
-  Value* i1 = b_.CreateBinaryIntrinsic(llvm::Intrinsic::smin, i64(inner), b_.CreateAdd(i0, b_.CreateSub(end, pos)));
+  Value* i1 = b_.CreateBinaryIntrinsic(llvm::Intrinsic::smin, inner, b_.CreateAdd(i0, b_.CreateSub(end, pos)));
   if (r > 1) set_coords_from(row, 0, r - 1);
   if (!streaming && kernel_overlaps_tail(k_)) {
     // Blocks of kTailBlock elements, the last one ending at i1 and
@@ -919,13 +929,13 @@ void Codegen::gen_rows(Value* begin, Value* end) {
     Value* iv;
     if (nests_inner_loops()) {
       for (size_t a = outer; a < r; ++a) {
-        nest.push_back(begin_loop(i64(0), i64(k_.domain[a]), a + 1 == r ? "inner" : "inner.outer"));
+        nest.push_back(begin_loop(i64(0), extent(a), a + 1 == r ? "inner" : "inner.outer"));
         coords_[a] = nest.back().iv;
       }
       iv = coords_[outer];
-      for (size_t a = outer + 1; a < r; ++a) iv = b_.CreateAdd(b_.CreateMul(iv, i64(k_.domain[a])), coords_[a]);
+      for (size_t a = outer + 1; a < r; ++a) iv = b_.CreateAdd(b_.CreateMul(iv, extent(a)), coords_[a]);
     } else {
-      nest.push_back(begin_loop(i64(0), i64(inner), "inner"));
+      nest.push_back(begin_loop(i64(0), k_.symbolic_domain() ? extent_product(outer, r) : i64(inner), "inner"));
       iv = nest.back().iv;
       if (r > outer) set_coords_from(iv, outer, r);
     }
@@ -1012,7 +1022,8 @@ bool Codegen::nests_inner_loops() const {
 void Codegen::gen_rows_columns(Value* begin, Value* end, Value* inner_begin, Value* inner_end, Value* out,
                                Value* row_stride) {
   size_t r = k_.domain.size(), outer = static_cast<size_t>(k_.outer_rank);
-  int64_t inner = k_.inner_size(), line = k_.domain[outer - 1];
+  Value* inner = extent_product(outer, r);
+  Value* line = extent(outer - 1);
   std::vector<int32_t> reduces = split_reduces();
   std::vector<Value*> slots(reduces.size());
   for (size_t q = 0; q < reduces.size(); ++q) {
@@ -1027,7 +1038,7 @@ void Codegen::gen_rows_columns(Value* begin, Value* end, Value* inner_begin, Val
   // Segment loop: s in [begin, end), the segment [s, e).
   Loop seg = begin_loop(begin, end, "seg");
   Value* s = seg.iv;
-  Value* line_end = b_.CreateMul(b_.CreateAdd(b_.CreateUDiv(s, i64(line)), i64(1)), i64(line));
+  Value* line_end = b_.CreateMul(b_.CreateAdd(b_.CreateUDiv(s, line), i64(1)), line);
   Value* e = b_.CreateBinaryIntrinsic(llvm::Intrinsic::smin, end, line_end);
   e = b_.CreateBinaryIntrinsic(llvm::Intrinsic::smin, e, b_.CreateAdd(s, i64(kColumnSegment)));
   Value* n = b_.CreateSub(e, s);
@@ -1042,7 +1053,7 @@ void Codegen::gen_rows_columns(Value* begin, Value* end, Value* inner_begin, Val
   Loop init = begin_loop(i64(0), n, "col.init");
   for (size_t q = 0; q < reduces.size(); ++q) init_acc(reduces[q], slot_at(q, init.iv));
   end_loop(init);
-  Loop el = out ? begin_loop(inner_begin, inner_end, "col.inner") : begin_loop(i64(0), i64(inner), "col.inner");
+  Loop el = out ? begin_loop(inner_begin, inner_end, "col.inner") : begin_loop(i64(0), inner, "col.inner");
   if (r > outer) set_coords_from(el.iv, outer, r);
   Loop jl = begin_loop(i64(0), n, "col.rows");
   enter_row(jl.iv);
@@ -1230,6 +1241,11 @@ llvm::Function* Codegen::begin_body(const std::string& name, const std::vector<l
   fn_->addFnAttr(llvm::Attribute::NoUnwind);
   fn_->addFnAttr(llvm::Attribute::AlwaysInline);
   b_.SetInsertPoint(llvm::BasicBlock::Create(ctx_, "entry", fn_));
+  extents_.clear();
+  for (size_t a = 0; a < k_.domain.size(); ++a)
+    extents_.push_back(k_.symbolic_axis(a)
+                           ? b_.CreateLoad(b_.getInt64Ty(), b_.CreateConstGEP1_64(b_.getInt64Ty(), scalars_, k_.domain_slots[a]))
+                           : i64(k_.domain[a]));
   return fn_;
 }
 

@@ -462,9 +462,22 @@ bool kernel_reduces_columns(const Kernel& k) {
   return any && any_column;
 }
 
+namespace {
+// Whether rows may be long enough for launch_kernel to split them: they are
+// now, or their length is a runtime extent (a shape-generic kernel, compiled
+// once for every length, carries the split entries; launch_kernel uses them
+// only for rows that are long).
+bool rows_may_split(const Kernel& k) {
+  if (k.inner_size() >= 2 * kGrainWork) return true;
+  for (size_t a = static_cast<size_t>(k.outer_rank); a < k.domain.size(); ++a)
+    if (k.symbolic_axis(a)) return true;
+  return false;
+}
+}  // namespace
+
 bool kernel_splits_columns(const Kernel& k) {
   // Only columns long enough for launch_kernel to split (as split rows).
-  return k.inner_size() >= 2 * kGrainWork && kernel_reduces_columns(k);
+  return rows_may_split(k) && kernel_reduces_columns(k);
 }
 
 bool kernel_splits_reduction(const Kernel& k) {
@@ -472,7 +485,7 @@ bool kernel_splits_reduction(const Kernel& k) {
   if (kernel_reduces_columns(k)) return false;  // its rows read along each other (one thread)
   // launch_kernel() splits only rows this long; shorter ones would carry two
   // entries that never run (a third of a reduction kernel's compile time).
-  if (k.inner_size() < 2 * kGrainWork) return false;
+  if (!rows_may_split(k)) return false;
   bool any = false;
   for (const KOp& o : k.ops) {
     if (o.code == KOpCode::Scan) return false;

@@ -88,6 +88,15 @@ class SubKernel {
     o.imm = v;
     return push(o);
   }
+  /// An i64 from scalar slot `slot` (a derived size of a shape-generic kernel, see DerivedSlot).
+  int32_t param(int32_t slot) {
+    KOp o;
+    o.code = KOpCode::Param;
+    o.imm = slot;
+    return push(o);
+  }
+  /// `v` as a literal, or read from `slot` when the kernel is shape-generic (slot >= 0).
+  int32_t size(int64_t v, int32_t slot) { return slot >= 0 ? param(slot) : iconst(v); }
   int32_t bin(Op op, int32_t a, int32_t b) {
     KOp o;
     o.code = KOpCode::Compute;
@@ -147,6 +156,19 @@ class SubKernel {
   Kernel out_;
 };
 
+// Shape-generic MatMul kernels (scheduler/generic.h): the driver reads the
+// sizes and operand strides of every launch from the launched kernel and
+// appends them to the kernel's scalars, in this order, for the packing and
+// epilogue sub-kernels, whose extents and strides are then runtime values.
+enum DerivedSlot : int32_t {
+  kLhsBatch, kLhsExtent, kLhsK, kLhsPanels, kLhsStridePanel, kLhsStrideK,
+  kRhsBatch, kRhsExtent, kRhsK, kRhsPanels, kRhsStridePanel, kRhsStrideK,
+  kEpiB, kEpiM, kEpiN, kDerivedSlots
+};
+static_assert(kRhsBatch == kLhsBatch + 6 && kEpiB == kRhsBatch + 6, "one block of six per operand, then the epilogue's");
+
+bool generic_matmul(const Kernel& k) { return k.symbolic_domain() || k.mm_lhs_view.generic || k.mm_rhs_view.generic; }
+
 struct Dims {
   int64_t B, M, N, K;
   int64_t batch_a, batch_b;  // 1 when the operand does not depend on the batch
@@ -205,9 +227,15 @@ Kernel pack_kernel(const Kernel& k, bool lhs, const Blocking& bl, const Dims& d)
   const int64_t R = operand.R, s_panel = operand.s_panel, s_k = operand.s_k;
   bool k_inner = v.valid() ? (s_k == 1 || s_k == -1) && s_panel != 1 && s_panel != -1 : lhs;
   SubKernel s(k);
+  // Shape-generic: every size and stride below from the derived slots.
+  const int32_t base = generic_matmul(k) ? static_cast<int32_t>(k.scalar_types.size()) + (lhs ? kLhsBatch : kRhsBatch) : -1;
+  auto slot = [&](int32_t which) { return base >= 0 ? base + which : -1; };
   int32_t cb = s.coord(0);
   int32_t idx = s.coord(k_inner ? 1 : 2), ck = s.coord(k_inner ? 2 : 1);
   s.kernel().domain = k_inner ? Shape{operand.batch, operand.extent, d.K} : Shape{operand.batch, d.K, operand.extent};
+  if (base >= 0)
+    s.kernel().domain_slots = k_inner ? std::vector<int32_t>{slot(0), slot(1), slot(2)}
+                                      : std::vector<int32_t>{slot(0), slot(2), slot(1)};
   int32_t coords[4];
   coords[0] = cb;
   coords[3] = ck;
@@ -216,13 +244,14 @@ Kernel pack_kernel(const Kernel& k, bool lhs, const Blocking& bl, const Dims& d)
   int32_t value;
   if (v.valid()) {
     int32_t off = s.copy(v.base, coords);
-    off = s.bin(Op::Add, off, s.bin(Op::Mul, idx, s.iconst(s_panel)));
-    off = s.bin(Op::Add, off, s.bin(Op::Mul, ck, s.iconst(s_k)));
+    off = s.bin(Op::Add, off, s.bin(Op::Mul, idx, s.size(s_panel, slot(kLhsStridePanel))));
+    off = s.bin(Op::Add, off, s.bin(Op::Mul, ck, s.size(s_k, slot(kLhsStrideK))));
     value = s.load(v.buffer, off, dt);
   } else {
     value = s.copy(operand.root, coords);
   }
   int32_t dst = s.add_buffer(dt, operand.batch * operand.panels * d.K * R);
+  s.kernel().buffers[dst].generic_numel = base >= 0;
   auto index_op = [&](KOpCode code, int32_t a, int64_t c) {
     KOp o;
     o.code = code;
@@ -232,7 +261,8 @@ Kernel pack_kernel(const Kernel& k, bool lhs, const Blocking& bl, const Dims& d)
     return s.push(o);
   };
   int32_t p = index_op(KOpCode::IndexDiv, idx, R), r = index_op(KOpCode::IndexMod, idx, R);
-  int32_t lin = s.bin(Op::Mul, s.bin(Op::Add, s.bin(Op::Mul, cb, s.iconst(operand.panels)), p), s.iconst(d.K));
+  int32_t lin = s.bin(Op::Mul, s.bin(Op::Add, s.bin(Op::Mul, cb, s.size(operand.panels, slot(kLhsPanels))), p),
+                      s.size(d.K, slot(kLhsK)));
   lin = s.bin(Op::Add, s.bin(Op::Mul, s.bin(Op::Add, lin, ck), s.iconst(R)), r);
   s.store(dst, lin, value);
   MatMulChecks checks = matmul_unread_checks(k);
@@ -251,6 +281,10 @@ Kernel epilogue_kernel(const Kernel& k) {
   }
   for (int32_t id : matmul_unread_checks(k).epilogue) s.copy(id, coords);
   s.kernel().domain = Shape{k.domain[0], k.domain[1], k.domain[2]};
+  if (generic_matmul(k)) {
+    const int32_t base = static_cast<int32_t>(k.scalar_types.size());
+    s.kernel().domain_slots = {base + kEpiB, base + kEpiM, base + kEpiN};
+  }
   return std::move(s.kernel());
 }
 
@@ -575,19 +609,21 @@ void pack_strided(const E* src, E* dst, int64_t extent, int64_t K, int64_t R, in
 // Packs one operand into its panels at `dst`: directly when it is a strided
 // view with a constant base, else with its generated pack kernel (batched or
 // computed operands, and operands whose index checks must run).
-void pack_operand(const Kernel& k, const Table& t, bool lhs, void* const* buffers, const int64_t* scalars, char* dst,
-                  ErrorSlot* err) {
-  const Operand o = operand_of(k, lhs, t.bl, t.d);
+void pack_operand(const Kernel& k, const Table& t, const Dims& d, bool lhs, void* const* buffers,
+                  const int64_t* scalars, char* dst, ErrorSlot* err) {
+  const Operand o = operand_of(k, lhs, t.bl, d);
   const MatMulView& v = *o.view;
   const bool has_checks = lhs ? t.checks_a : t.checks_b;
-  if (!has_checks && v.valid() && k.ops[v.base].code == KOpCode::Const && o.batch == 1) {
+  // A base that is a literal, or an index argument (a slice start; a varying literal of a shape-generic kernel).
+  const KOpCode base_code = v.valid() ? k.ops[v.base].code : KOpCode::Coord;
+  if (!has_checks && (base_code == KOpCode::Const || base_code == KOpCode::Param) && o.batch == 1) {
     const char* src = static_cast<const char*>(buffers[v.buffer]);
-    const int64_t base = k.ops[v.base].imm;
+    const int64_t base = base_code == KOpCode::Const ? k.ops[v.base].imm : scalars[k.ops[v.base].imm];
     if (dtype_size(k.buffers[k.mm_acc].dtype) == 4)
-      pack_strided(reinterpret_cast<const uint32_t*>(src) + base, reinterpret_cast<uint32_t*>(dst), o.extent, t.d.K,
+      pack_strided(reinterpret_cast<const uint32_t*>(src) + base, reinterpret_cast<uint32_t*>(dst), o.extent, d.K,
                    o.R, o.s_panel, o.s_k);
     else
-      pack_strided(reinterpret_cast<const uint64_t*>(src) + base, reinterpret_cast<uint64_t*>(dst), o.extent, t.d.K,
+      pack_strided(reinterpret_cast<const uint64_t*>(src) + base, reinterpret_cast<uint64_t*>(dst), o.extent, d.K,
                    o.R, o.s_panel, o.s_k);
     return;
   }
@@ -595,7 +631,7 @@ void pack_operand(const Kernel& k, const Table& t, bool lhs, void* const* buffer
   bufs.push_back(dst);
   KernelArgs args{bufs.data(), scalars, err};
   KernelFn fn = lhs ? t.pack_a : t.pack_b;
-  parallel_ranges(o.batch * o.extent * t.d.K, 1 << 13, 1, [&](int64_t i0, int64_t i1) { fn(&args, i0, i1); });
+  parallel_ranges(o.batch * o.extent * d.K, 1 << 13, 1, [&](int64_t i0, int64_t i1) { fn(&args, i0, i1); });
 }
 
 // The block (a multiple of R) that covers `extent` in as many blocks as `block`
@@ -634,8 +670,21 @@ void launch_matmul(const Kernel& k, KernelFn fn, const std::shared_ptr<const voi
                    const int64_t* scalars) {
   std::shared_ptr<const Table> tp = table_for(k, fn, owner);
   const Table& t = *tp;
-  const Dims& d = t.d;
+  // A shape-generic kernel's sizes are this launch's (the table's are those of its first launch).
+  const bool generic = generic_matmul(k);
+  const Dims d = generic ? dims_of(k, t.bl) : t.d;
   if (d.B == 0 || d.M == 0 || d.N == 0) return;
+  std::vector<int64_t> extended;  // the kernel's scalars, then its DerivedSlot values
+  if (generic) {
+    const Blocking& bl = t.bl;
+    extended.assign(scalars, scalars + k.scalar_types.size());
+    for (bool lhs : {true, false}) {
+      const Operand o = operand_of(k, lhs, bl, d);
+      for (int64_t v : {o.batch, o.extent, d.K, o.panels, o.s_panel, o.s_k}) extended.push_back(v);
+    }
+    for (int64_t v : {d.B, d.M, d.N}) extended.push_back(v);
+    scalars = extended.data();
+  }
   DType dt = k.buffers[k.mm_acc].dtype;
   const int64_t es = static_cast<int64_t>(dtype_size(dt));
   const int64_t MR = t.bl.mr, NR = t.bl.nr(dt), KC = std::max<int64_t>(t.bl.kc, 1);
@@ -652,8 +701,8 @@ void launch_matmul(const Kernel& k, KernelFn fn, const std::shared_ptr<const voi
   // B's, and the launch waits at one join instead of two (a join is where a
   // preempted worker costs a whole time slice on a shared machine).
   const bool serial = d.M * d.N * std::max<int64_t>(d.K, 1) < (1 << 17);
-  auto pack_a = [&] { pack_operand(k, t, true, buffers, scalars, Ap, &err); };
-  auto pack_b = [&] { pack_operand(k, t, false, buffers, scalars, Bp, &err); };
+  auto pack_a = [&] { pack_operand(k, t, d, true, buffers, scalars, Ap, &err); };
+  auto pack_b = [&] { pack_operand(k, t, d, false, buffers, scalars, Bp, &err); };
   if (serial) {
     pack_a();
     pack_b();

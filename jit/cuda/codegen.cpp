@@ -172,8 +172,11 @@ std::string Codegen::expr(const KOp& o) {
       return "b" + std::to_string(o.imm) + "[" + in(0) + "] = " + val;
     }
     case KOpCode::AccumStore: return "lt_atomic_add(&b" + std::to_string(o.imm) + "[" + in(0) + "], " + in(1) + ")";
-    case KOpCode::IndexDiv: return "(long long)((lt_u64)" + in(0) + " / " + std::to_string(o.imm) + "ull)";
-    case KOpCode::IndexMod: return "(long long)((lt_u64)" + in(0) + " % " + std::to_string(o.imm) + "ull)";
+    case KOpCode::IndexDiv:
+    case KOpCode::IndexMod: {
+      std::string d = o.num_inputs == 2 ? "(lt_u64)" + in(1) : std::to_string(o.imm) + "ull";
+      return "(long long)((lt_u64)" + in(0) + (o.code == KOpCode::IndexDiv ? " / " : " % ") + d + ")";
+    }
     case KOpCode::Compute: return compute(o);
     case KOpCode::Random: {
       std::string bits = "lt_philox(" + in(0) + ", " + in(1) + ", " + std::to_string(o.imm & 3) + ")";
@@ -523,7 +526,12 @@ KernelSource Codegen::run() {
 
 }  // namespace
 
-KernelSource generate_cuda_kernel(const Kernel& kernel) { return Codegen(kernel).run(); }
+KernelSource generate_cuda_kernel(const Kernel& kernel) {
+  // Shape-generic kernels are formed by the CPU backend only (scheduler/generic.h).
+  if (kernel.symbolic_domain())
+    fail(ErrorKind::NotImplemented, "cuda codegen: kernel ", kernel.name, " has a symbolic domain extent");
+  return Codegen(kernel).run();
+}
 
 std::string cuda_translation_unit(const std::vector<const KernelSource*>& kernels) {
   std::string tu = kPrelude;

@@ -5,7 +5,9 @@
 // times), and that the result still matches the reference evaluator.
 #define BOOST_TEST_MODULE compile_path
 
+#include "ir/counters.h"
 #include "jit_test_util.h"
+#include "scheduler/generic.h"
 #include "trace/capture.h"
 
 using namespace lt;
@@ -139,4 +141,60 @@ BOOST_AUTO_TEST_CASE(an_empty_cat_of_many_pieces_runs_and_feeds_its_readers) {
   NodePtr joined = ops::cat(pieces, 0);
   check_against_reference({joined});
   check_against_reference({ops::add(ops::sum(joined), f32(1.0)), ops::mul(joined, f32(3.0))});
+}
+
+namespace {
+
+// A program whose kernels depend on n in every way a sequence length does:
+// loop extents (rows of n), strides and div/mod constants (a transpose of
+// [n, 6] read as [6, n]), a mean's 1/n, buffer sizes.
+std::vector<NodePtr> length_program(int64_t n, uint32_t seed) {
+  NodePtr x = random_input(DType::Float32, {3, n}, -2, 2, seed);
+  NodePtr y = random_input(DType::Float32, {n, 6}, -1, 1, seed + 1);
+  NodePtr s = ops::softmax(ops::mul(x, f32(1.5)), 1);
+  NodePtr m = ops::mean(ops::tanh(x), {1});
+  NodePtr t = ops::exp(ops::transpose(y, 0, 1));       // [6, n]
+  NodePtr r = ops::sum(ops::mul(t, t), {1});            // [6]
+  NodePtr flat = ops::reshape(ops::add(t, f32(0.25)), {-1});  // [6n]
+  return {s, m, r, flat};
+}
+
+}  // namespace
+
+BOOST_AUTO_TEST_CASE(kernels_that_recur_with_another_length_compile_once_more_then_never) {
+  // Lengths no other test uses and that equal none of the program's other sizes.
+  const int64_t lengths[] = {37, 41, 43, 47, 53, 59, 61, 97};
+  int64_t compiled_after_second = 0;
+  int64_t generic_before = counter_value("kernels_generic");
+  for (size_t i = 0; i < std::size(lengths); ++i) {
+    int64_t compiled = counter_value("kernels_compiled");
+    check_against_reference(length_program(lengths[i], 100 + static_cast<uint32_t>(i)));
+    int64_t now = counter_value("kernels_compiled") - compiled;
+    if (i == 0 || i == 1) BOOST_TEST(now > 0);  // first length: concrete; second: the shape-generic kernels
+    else compiled_after_second += now;
+  }
+  BOOST_TEST(compiled_after_second == 0);
+  BOOST_TEST(counter_value("kernels_generic") > generic_before);
+}
+
+BOOST_AUTO_TEST_CASE(a_shape_generic_kernel_reads_its_extents_from_arguments) {
+  // The kernel of length 37 and of 41 are one structure; the generic form of
+  // the second keeps 41 in its launch domain and reads it from a slot.
+  GenericKernels generic;
+  Plan a = plan_of({ops::softmax(random_input(DType::Float32, {3, 37}, -1, 1, 5), 1)});
+  Plan b = plan_of({ops::softmax(random_input(DType::Float32, {3, 41}, -1, 1, 6), 1)});
+  Plan c = plan_of({ops::softmax(random_input(DType::Float32, {3, 43}, -1, 1, 7), 1)});
+  BOOST_TEST_REQUIRE(a.kernels.size() == 1u);
+  BOOST_TEST(!generic.generalize(&a.kernels[0]));  // the first of its structure stays concrete
+  BOOST_TEST(generic.generalize(&b.kernels[0]));
+  BOOST_TEST(generic.generalize(&c.kernels[0]));
+  const Kernel& kb = b.kernels[0];
+  BOOST_TEST(kb.symbolic_domain());
+  BOOST_TEST(kb.domain.back() == 41);
+  BOOST_TEST((kb.hash() == c.kernels[0].hash()));
+  BOOST_TEST(!(kb.hash() == a.kernels[0].hash()));
+  BOOST_TEST(kb.index_args != c.kernels[0].index_args);
+  // A kernel of another structure (another row count, equal to nothing) is not rewritten.
+  Plan d = plan_of({ops::sum(random_input(DType::Float32, {3, 41}, -1, 1, 8), {1})});
+  BOOST_TEST(!generic.generalize(&d.kernels[0]));
 }

@@ -93,3 +93,75 @@ def test_a_second_epoch_with_a_smaller_last_batch_compiles_nothing():
     assert len(losses) == 3
     assert compiled() == kernels
     assert misses() == traces
+
+
+GENERATE = r'''
+import math, sys
+import lazytensor as torch
+nn, F = torch.nn, torch.nn.functional
+V, T, C, NH = 17, 96, 24, 2  # a context longer than the longest run: the sequence grows every step
+
+
+class Block(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.ln1, self.ln2 = nn.LayerNorm(C), nn.LayerNorm(C)
+        self.qkv, self.proj = nn.Linear(C, 3 * C), nn.Linear(C, C)
+        self.mlp = nn.Sequential(nn.Linear(C, 4 * C), nn.GELU(), nn.Linear(4 * C, C))
+        self.register_buffer("mask", torch.tril(torch.ones(T, T)).view(1, 1, T, T))
+
+    def forward(self, x):
+        b, t, c = x.size()
+        q, k, v = self.qkv(self.ln1(x)).split(C, dim=2)
+        q, k, v = (z.view(b, t, NH, c // NH).transpose(1, 2) for z in (q, k, v))
+        att = (q @ k.transpose(-2, -1)) * (1.0 / math.sqrt(c // NH))
+        att = F.softmax(att.masked_fill(self.mask[:, :, :t, :t] == 0, float("-inf")), dim=-1)
+        x = x + self.proj((att @ v).transpose(1, 2).contiguous().view(b, t, c))
+        return x + self.mlp(self.ln2(x))
+
+
+class Model(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.wte, self.wpe = nn.Embedding(V, C), nn.Embedding(T, C)
+        self.block, self.ln = Block(), nn.LayerNorm(C)
+        self.head = nn.Linear(C, V, bias=False)
+
+    def forward(self, idx):
+        x = self.wte(idx) + self.wpe(torch.arange(0, idx.size(1), dtype=torch.long))
+        return self.head(self.ln(self.block(x)))
+
+
+torch.manual_seed(0)
+model = Model()
+idx = torch.zeros((1, 1), dtype=torch.long)
+idx.sum().item()
+before = torch.debug.counters()["kernels_compiled"]
+with torch.no_grad():
+    for _ in range(int(sys.argv[1])):
+        probs = F.softmax(model(idx)[:, -1, :], dim=-1)
+        idx = torch.cat((idx, torch.multinomial(probs, num_samples=1)), dim=1)
+        assert idx.sum().item() >= 0
+c = torch.debug.counters()
+print(c["kernels_compiled"] - before, c["kernels_generic"])
+'''
+
+
+def test_generating_20_and_80_tokens_compiles_the_same_kernels(tmp_path):
+    # Each run in a fresh process with an empty kernel cache: what a user's first run compiles.
+    import os
+    import subprocess
+    import sys
+
+    def run(tokens):
+        env = dict(os.environ, LT_CACHE_DIR=str(tmp_path / ("cache%d" % tokens)))
+        out = subprocess.run([sys.executable, "-c", GENERATE, str(tokens)], env=env, capture_output=True, text=True,
+                             timeout=300)
+        assert out.returncode == 0, out.stderr[-2000:]
+        kernels, generic = (int(v) for v in out.stdout.split())
+        return kernels, generic
+
+    short, long = run(20), run(80)
+    assert short[0] > 0
+    assert long[0] == short[0]  # lengths 21..80 reuse the kernels compiled by then
+    assert long[1] > short[1]  # ... as shape-generic kernels

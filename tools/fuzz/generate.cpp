@@ -335,6 +335,19 @@ class Generator {
         int64_t d = pick(0, static_cast<int>(nd) - 1), n = x->shape[d];
         if (n < 2) return;
         bool add = chance(0.5);
+        if (chance(0.5)) {
+          // Growing prefixes x[:L], each reduced over d: one kernel structure at
+          // every length past the first, so shape-generic kernels run in-trace.
+          NodePtr h;
+          for (int64_t len = 1; len <= std::min<int64_t>(n, 8); ++len) {
+            NodePtr s = ops::slice(x, d, 0, len);
+            NodePtr r = add ? ops::sum(s, {d}, true) : ops::amax(s, {d}, true);
+            if (fl) r = ops::add(r, ops::mean(ops::tanh(s), {d}, true));  // a mean's 1/L
+            h = h ? ops::add(h, r) : r;
+          }
+          push(h, a.exact && !fl);
+          return;
+        }
         NodePtr h = ops::slice(x, d, 0, 1);
         for (int64_t t = 1; t < std::min<int64_t>(n, 9); ++t) {
           NodePtr s = ops::slice(x, d, t, t + 1);
