@@ -11,9 +11,63 @@ from ._spatial import _cached_const
 
 
 def pad(input, pad, mode="constant", value=None):
-    if mode != "constant":
-        raise NotImplementedError("pad: only mode='constant' is supported by lazytensor")
-    return _C._pad(input, list(pad), 0.0 if value is None else float(value))
+    """F.pad. 'constant' is the pad primitive; 'reflect', 'replicate' and 'circular' are one index_select per
+    padded dim with a host-built source index (so the gradient is index_select's: padded copies add back)."""
+    if mode == "constant":
+        return _C._pad(input, list(pad), 0.0 if value is None else float(value))
+    if mode not in ("reflect", "replicate", "circular"):
+        raise NotImplementedError("pad: unrecognised padding mode '{}' (expected 'constant', 'reflect', 'replicate' "
+                                  "or 'circular')".format(mode))
+    _tensor_arg("pad", "input", input)
+    if value is not None:
+        raise RuntimeError('Padding mode "{}" doesn\'t take in value argument'.format(mode))
+    pad = [int(v) for v in pad]
+    if len(pad) % 2:
+        raise RuntimeError("Padding length must be divisible by 2")
+    k, nd = len(pad) // 2, input.dim()
+    if k > nd:
+        raise RuntimeError("pad: Padding length too large ({} values for input of size {})".format(
+            len(pad), _shape(input)))
+    if k not in (1, 2, 3) or nd not in (k + 1, k + 2):
+        raise NotImplementedError("pad: '{}' padding of {} dims needs a {}-D or {}-D input, but got input of size {} "
+                                  "(only 2D, 3D, 4D, 5D padding with non-constant padding are supported)".format(
+                                      mode, k, k + 1, k + 2, _shape(input)))
+    if mode == "circular" and len(pad) != 2 * (nd - 2):
+        raise RuntimeError("pad: circular padding of input {} expects {} padding values (two per dim after batch "
+                           "and channel), but got {}".format(_shape(input), 2 * (nd - 2), len(pad)))
+    y = input
+    for i in range(k):
+        dim = nd - 1 - i
+        lo, hi = pad[2 * i], pad[2 * i + 1]
+        n = input.shape[dim]
+        if mode == "reflect" and (lo >= n or hi >= n):
+            raise RuntimeError("pad: reflect padding size should be less than the corresponding input dimension, but "
+                               "got padding ({}, {}) at dimension {} of input {}".format(lo, hi, dim, _shape(input)))
+        if mode == "circular" and (lo > n or hi > n):
+            raise RuntimeError("pad: circular padding ({}, {}) at dimension {} of input {} causes wrapping around "
+                               "more than once".format(lo, hi, dim, _shape(input)))
+        if n == 0 or n + lo + hi < 0:
+            raise RuntimeError("pad: '{}' padding needs non-empty dims, but input {} with padding ({}, {}) at "
+                               "dimension {} gives size {}".format(mode, _shape(input), lo, hi, dim, n + lo + hi))
+        if lo == 0 and hi == 0:
+            continue
+        idx = _cached_const(("pad", mode, n, lo, hi), lambda n=n, lo=lo, hi=hi: _pad_source(mode, n, lo, hi))
+        y = y.index_select(dim, idx)
+    return y
+
+
+def _pad_source(mode, n, lo, hi):
+    """The source position along a dim of size n of each output position of F.pad(mode) with (lo, hi)."""
+    j = np.arange(-lo, n + hi)
+    if mode == "reflect":
+        j = np.abs(j)
+        j = np.where(j >= n, 2 * (n - 1) - j, j)
+    elif mode == "replicate":
+        j = np.clip(j, 0, n - 1)
+    else:  # circular: negative pads crop first, positive ones wrap around what is left (PyTorch's order)
+        start, stop = max(-lo, 0), n - max(-hi, 0)
+        j = start + np.mod(np.arange(-max(lo, 0), stop - start + max(hi, 0)), stop - start)
+    return j.astype(np.int64)
 
 
 def _nearest_index(insize, outsize, scale):
