@@ -90,13 +90,24 @@ def cumprod(input, dim, *, dtype=None, out=None):
 
 
 def _scan(x, d, combine):
-    """Inclusive scan of x along d with an associative combine(earlier, later)."""
+    """Inclusive scan of x along d with an associative combine(earlier, later), one kernel per round.
+
+    Each round reads the previous one at three offsets. Left to fuse, round k would inline 3**k copies of
+    the input's expression (cheap combines such as maximum are never stored on their own): cummax over 300
+    elements took two minutes to compile. A cumsum over a new size-1 dim is the identity but is always
+    materialised, so it stores every round."""
     n = x.shape[d]
     s = 1
     while s < n:
         x = _C.cat([x.narrow(d, 0, s), combine(x.narrow(d, 0, n - s), x.narrow(d, s, n - s))], d)
+        x = _stored(x)
         s *= 2
     return x
+
+
+def _stored(x):
+    """x itself, materialised (see _scan)."""
+    return x.unsqueeze(-1).cumsum(-1).squeeze(-1).to(x.dtype)
 
 
 _cummax_t = namedtuple("cummax", ["values", "indices"])
