@@ -608,6 +608,16 @@ def test_nested_list_indexing_writes(k, value):
     assert not np.array_equal(lone_a.numpy(), a.numpy()) or np.array_equal(b.numpy(), b.numpy())
 
 
+@pytest.mark.parametrize("index", [[0, 5], ([0, 5],), ([[0, 5]],), [[0, 5]], ([[0, 1]], [[1, 9]]),
+                                   (Ellipsis, [[1, -5]]), (None, [0, -4]), (slice(None), [[4]])], ids=str)
+def test_out_of_range_list_index_raises_at_the_call_and_leaves_the_tensor_alone(index):
+    a, b = pair(arr((3, 4)))
+    before = a.numpy().copy()
+    raises_as(lambda: a.__setitem__(index, 1.0), lambda: b.__setitem__(index, 1.0), match="out of bounds")
+    raises_as(lambda: a[index], lambda: b[index], match="out of bounds")
+    np.testing.assert_array_equal(a.numpy(), before)
+
+
 def test_nested_list_index_errors_name_the_index():
     a, b = pair(arr((3, 4)))
     raises_like(lambda: a[[[0, 5]]], lambda: b[[[0, 5]]])

@@ -297,7 +297,8 @@ def _view_dtype(self, dtype):
     dst = _NP_DTYPES[repr(dtype).replace("torch.", "")]
     a, b = np.dtype(src).itemsize, np.dtype(dst).itemsize
     if a != b:
-        what = "to view {} as {} (different element sizes)".format(_dt_name(self.dtype), _dt_name(dtype))
+        what = "to view {} as {} (different element sizes; input of size {})".format(
+            _dt_name(self.dtype), _dt_name(dtype), list(self.shape))
         if self.dim() == 0:
             raise RuntimeError("view(dtype): self.dim() cannot be 0 {}".format(what))
         if self.stride(-1) != 1:
@@ -324,22 +325,53 @@ _getitem_engine = Tensor.__getitem__
 _setitem_engine = Tensor.__setitem__
 
 
-def _plain_index(index):
-    """PyTorch's reading of a list index: a list of fewer than 32 items holding a sequence, tensor, slice, None
-    or Ellipsis is a tuple of indices (x[[[0, 1], [1, 0]]] is x[[0, 1], [1, 0]]); inside a tuple a nested list
-    is one multi-dim index tensor. The C++ indexing takes flat lists, so nested ones become tensors here."""
+def _checked_index(self, index):
+    """A list-holding index made plain for the C++ indexing, which takes flat lists only.
+
+    PyTorch reads a list of fewer than 32 items holding a sequence, tensor, slice, None or Ellipsis as a
+    tuple of indices (x[[[0, 1], [1, 0]]] is x[[0, 1], [1, 0]]); inside a tuple a nested list is one
+    multi-dim index tensor. The lists' values are on the host, so they are checked against the dims they
+    index here: an out-of-range entry raises IndexError at the call, as PyTorch, instead of when the result
+    is computed, which for an assignment would leave the tensor holding the failing write."""
     if index.__class__ is list:
         if len(index) >= 32 or not any(e.__class__ in (list, tuple, slice) or e is None or e is Ellipsis or
                                        isinstance(e, Tensor) for e in index):
-            return index
-        index = tuple(index)
-    items = None
-    for k, e in enumerate(index):
-        if (e.__class__ is list or e.__class__ is tuple) and any(f.__class__ in (list, tuple) for f in e):
-            if items is None:
-                items = list(index)
-            items[k] = tensor(e) if _all_bools(e) else tensor(e, dtype=_C.int64)
-    return index if items is None else tuple(items)
+            items = (index,)
+        else:
+            index = items = tuple(index)
+    else:
+        items = index
+    shape = list(self.shape)
+    used = builtins.sum(_dims_consumed(e) for e in items)
+    dim, plain = 0, None
+    for k, e in enumerate(items):
+        if e is Ellipsis:
+            dim += len(shape) - used
+            continue
+        if e.__class__ is list or e.__class__ is tuple:
+            flat = np.asarray(e, dtype=object).reshape(-1) if any(f.__class__ in (list, tuple) for f in e) else e
+            n = shape[dim] if dim < len(shape) else None  # past the last dim: the C++ indexing says so
+            for v in (flat if n is not None else ()):
+                if isinstance(v, (builtins.int, np.integer)) and not isinstance(v, (builtins.bool, np.bool_)) \
+                        and not -n <= v < n:
+                    raise IndexError("index {} is out of bounds for dimension {} with size {}".format(v, dim, n))
+            if flat is not e:  # nested: one multi-dim index tensor
+                t = tensor(e) if _all_bools(flat) else tensor(e, dtype=_C.int64)
+                if index.__class__ is not tuple:
+                    return t
+                if plain is None:
+                    plain = list(index)
+                plain[k] = t
+        dim += _dims_consumed(e)
+    return index if plain is None else tuple(plain)
+
+
+def _dims_consumed(e):
+    if e is None or e is Ellipsis or e.__class__ is builtins.bool:
+        return 0
+    if isinstance(e, Tensor) and e.dtype == _C.bool:
+        return e.dim()
+    return 1
 
 
 def _all_bools(seq):
@@ -352,15 +384,20 @@ def _getitem(self, index):
     if c is tuple:
         for e in index:
             if e.__class__ is list or e.__class__ is tuple:
-                return _getitem_engine(self, _plain_index(index))
+                return _getitem_engine(self, _checked_index(self, index))
     elif c is list:
-        return _getitem_engine(self, _plain_index(index))
+        return _getitem_engine(self, _checked_index(self, index))
     return _getitem_engine(self, index)
 
 
 def _setitem(self, index, value):
-    if index.__class__ is list or index.__class__ is tuple:
-        index = _plain_index(index)
+    c = index.__class__
+    if c is tuple:
+        for e in index:
+            if e.__class__ is list or e.__class__ is tuple:
+                return _setitem_engine(self, _checked_index(self, index), value)
+    elif c is list:
+        return _setitem_engine(self, _checked_index(self, index), value)
     return _setitem_engine(self, index, value)
 
 
