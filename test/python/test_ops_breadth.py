@@ -130,11 +130,19 @@ SCATTER_CASES = [  # input shape, dim, index (a numpy array), src shape
 ]
 
 
+@pytest.fixture(params=["dense", "sorted"])
+def scatter_path(request, monkeypatch):
+    """prod/amax/amin as a masked reduction (small sizes) or by sorting the index (large ones; forced here)."""
+    if request.param == "sorted":
+        monkeypatch.setattr(lt._indexing, "DENSE_SCATTER_MAX", 0)
+    return request.param
+
+
 @pytest.mark.parametrize("reduce", REDUCES)
 @pytest.mark.parametrize("include_self", [True, False])
 @pytest.mark.parametrize("case", SCATTER_CASES, ids=lambda c: str(c[0]) + "-d" + str(c[1]) + "-" + str(c[2].shape))
 @pytest.mark.parametrize("dt", ["float32", "float64", "int64", "int32"])
-def test_scatter_reduce_values(reduce, include_self, case, dt):
+def test_scatter_reduce_values(reduce, include_self, case, dt, scatter_path):
     shape, dim, index, sshape = case
     (a, b), (i, j), (s, t) = pair(arr(shape, dt)), pair(index.astype(np.int64)), pair(arr(sshape, dt))
     want = torch.scatter_reduce(b, dim, j, t, reduce, include_self=include_self)
@@ -148,7 +156,7 @@ def test_scatter_reduce_values(reduce, include_self, case, dt):
 
 @pytest.mark.parametrize("reduce", REDUCES)
 @pytest.mark.parametrize("include_self", [True, False])
-def test_scatter_reduce_gradients(reduce, include_self):
+def test_scatter_reduce_gradients(reduce, include_self, scatter_path):
     x = np.array([[1., 5., 3., 4.], [2., 0., 6., 6.], [3., 3., 0., 1.]])
     src = np.array([[1., 5., 5., 2.], [5., 0., 6., 2.], [3., 7., 0., 0.]])  # ties with self, zeros for prod
     index = np.array([[0, 0, 1, 1], [2, 2, 1, 1], [0, 1, 0, 1]])
@@ -157,7 +165,7 @@ def test_scatter_reduce_gradients(reduce, include_self):
           [x, src], grad_rtol=1e-9, grad_atol=1e-12)
 
 
-def test_scatter_reduce_nan_and_inf():
+def test_scatter_reduce_nan_and_inf(scatter_path):
     x = np.array([1., np.nan, 0., -np.inf], dtype=np.float32)
     s = np.array([np.nan, 1., 2., np.inf, -np.inf], dtype=np.float32)
     index = np.array([0, 0, 1, 2, 3])
@@ -193,7 +201,7 @@ def test_scatter_reduce_errors():
 
 @pytest.mark.parametrize("reduce", ["add", "multiply"])
 @pytest.mark.parametrize("dt", ["float32", "int64"])
-def test_scatter_with_reduce(reduce, dt):
+def test_scatter_with_reduce(reduce, dt, scatter_path):
     (a, b), (s, t) = pair(arr((3, 4), dt)), pair(arr((2, 4), dt))
     i, j = pair(np.array([[0, 1, 2, 0], [0, 0, 2, 1]]))
     assert_same(lt.scatter(a, 0, i, s, reduce=reduce), torch.scatter(b, 0, j, t, reduce=reduce))
@@ -205,6 +213,16 @@ def test_scatter_with_reduce(reduce, dt):
     d.scatter_(0, j, t, reduce=reduce)
     assert_same(c, d)
     raises_as(lambda: a.scatter(0, i, s, reduce="mean"), lambda: b.scatter(0, j, t, reduce="mean"), match="scatter")
+
+
+def test_scatter_reduce_large_segments_take_the_sorted_path():
+    """A graph-sized amax (the masked reduction would be 3000 x 20000 per feature) against torch."""
+    x, i = rnd(3000, 4), np.random.randint(0, 3000, (20000, 1)).repeat(4, 1)
+    s = rnd(20000, 4)
+    agree(lambda m, x, s: m.scatter_reduce(x, 0, m.from_numpy(i), s, "amax", include_self=False), [x, s],
+          rtol=1e-12, grad_rtol=1e-12)
+    agree(lambda m, x, s: m.scatter_reduce(x, 0, m.from_numpy(i), s, "prod"), [x, s * 0 + 1.001],
+          rtol=1e-9, grad_rtol=1e-9)
 
 
 # ---------------------------------------------------------------- F.pad reflect / replicate / circular

@@ -9,7 +9,7 @@ import math
 
 import numpy as np
 
-from . import _C, _pointwise
+from . import _C, _pointwise, _sorting
 from ._C import Tensor
 from ._creation import tensor
 from ._function_args import _along, _broadcast_shape, _check, _dt_name, _is_int, _where, _wrap, _zeros
@@ -211,17 +211,32 @@ def _scatter_operands(name, input, dim, index, src):
     return d, x, idx, s
 
 
-_REDUCE_FILL = {"prod": 1}
+# Past this many masked elements (n * k * the other dims), scatter_reduce's prod/amax/amin sort the index
+# instead of comparing every target with every source (see _reduced_into).
+DENSE_SCATTER_MAX = 1 << 24
+
+
+def _reduce_fill(dtype, reduce):
+    """The identity of prod/amax/amin in dtype."""
+    if reduce == "prod":
+        return 1
+    if dtype.is_floating_point:
+        return -math.inf if reduce == "amax" else math.inf
+    info = np.iinfo(np.int64 if dtype == _C.int64 else np.int32)
+    return builtins.int(info.min if reduce == "amax" else info.max)
 
 
 def _reduced_into(x, d, idx, src, reduce, include_self):
     """scatter_reduce of src (already idx's shape) into x along d, for x of at least one dim.
 
-    sum and mean are scatter_adds (any size, exact for sum). prod, amax and amin have no scatter primitive:
-    they are a masked reduction over a broadcast [..., n, k] (target n = x.size(d), k = idx.size(d)), which
-    the scheduler fuses but which costs n * k per position of the other dims. Reducing with the ordinary
-    reductions gives their gradients: prod the product of the others (zeros included), amax/amin the upstream
-    split evenly among the elements equal to the result, self included, as PyTorch."""
+    sum and mean are scatter_adds (any size, exact for sum). prod, amax and amin have no scatter primitive.
+    Up to DENSE_SCATTER_MAX they are a masked reduction over a broadcast [..., n, k] (target n = x.size(d),
+    k = idx.size(d)), which the scheduler fuses but which costs n * k per position of the other dims;
+    reducing with the ordinary reductions gives their gradients: prod the product of the others (zeros
+    included), amax/amin the upstream split evenly among the elements equal to the result, self included, as
+    PyTorch. Past it the index is sorted along dim and the sources are reduced by a segmented scan
+    (_reduced_sorted): O(k log k) after the sort, which is lazy up to _sorting.LAZY_SORT_MAX and syncs the
+    index past that."""
     hits = _zeros(x.shape, _C.int32).scatter_add(d, idx, _C.ones(*idx.shape, dtype=_C.int32))
     hit = hits > 0
     if reduce in ("sum", "mean"):
@@ -234,35 +249,17 @@ def _reduced_into(x, d, idx, src, reduce, include_self):
         mean = _pointwise.floor_divide(num, count) if not x.dtype.is_floating_point else num / count
         return _where(hit, mean, x)
     n = x.shape[d]
-    ii = idx.movedim(d, -1).unsqueeze(-2)  # [..., 1, k]
-    sv = src.movedim(d, -1).unsqueeze(-2)
-    targets = _C.arange(n, dtype=_C.int64).reshape(n, 1)
-    if reduce == "prod":
-        fill = 1
-    elif x.dtype.is_floating_point:
-        fill = -math.inf if reduce == "amax" else math.inf
-    else:
-        info = np.iinfo(np.int64 if x.dtype == _C.int64 else np.int32)
-        fill = builtins.int(info.min if reduce == "amax" else info.max)
-    vals = _where(ii == targets, sv, tensor(fill).to(x.dtype))  # [..., n, k]
     region = [slice(None)] * x.dim()
     for j in range(x.dim()):
         if j != d:
             region[j] = slice(0, idx.shape[j])
-    x_region = x[tuple(region)]
-    reducer = {"prod": "prod", "amax": "amax", "amin": "amin"}[reduce]
-    own = x_region.movedim(d, -1).unsqueeze(-1)  # [..., n, 1]
-    if include_self:
-        red = getattr(_C.cat([own, vals], -1), reducer)(-1)
-    elif reduce == "prod":
-        red = vals.prod(-1)
+    own = x[tuple(region)].movedim(d, -1)  # [..., n]: the part of x the index reaches, dim last
+    ii, sv = idx.movedim(d, -1), src.movedim(d, -1)  # [..., k]
+    fill = tensor(_reduce_fill(x.dtype, reduce)).to(x.dtype)
+    if ii.numel() * n <= DENSE_SCATTER_MAX:
+        red = _reduced_dense(own, ii, sv, reduce, include_self, fill)
     else:
-        # PyTorch 1.13 counts self among the ties that share the gradient even without include_self (it zeroes
-        # self's share afterwards): a detached copy of self joins where it equals the result, which leaves the
-        # value alone and splits the gradient the same way.
-        red0 = getattr(vals.detach(), reducer)(-1, keepdim=True)
-        tie = own.detach() == red0
-        red = getattr(_C.cat([_where(tie, own.detach(), tensor(fill).to(x.dtype)), vals], -1), reducer)(-1)
+        red = _reduced_sorted(own, ii, sv, reduce, include_self, fill)
     red = red.to(x.dtype).movedim(-1, d)  # (an integer prod is int64)
     if list(red.shape) != list(x.shape):
         pads = []
@@ -270,6 +267,73 @@ def _reduced_into(x, d, idx, src, reduce, include_self):
             pads += [0, x.shape[j] - red.shape[j]]
         red = _C._pad(red, pads, 0.0)
     return _where(hit, red, x)
+
+
+def _reduced_dense(own, ii, sv, reduce, include_self, fill):
+    """[..., n] reductions of the sources whose index names each target: a masked reduce over [..., n, k]."""
+    n = own.shape[-1]
+    targets = _C.arange(n, dtype=_C.int64).reshape(n, 1)
+    vals = _where(ii.unsqueeze(-2) == targets, sv.unsqueeze(-2), fill)  # [..., n, k]
+    mine = own.unsqueeze(-1)  # [..., n, 1]
+    if include_self:
+        return getattr(_C.cat([mine, vals], -1), reduce)(-1)
+    if reduce == "prod":
+        return vals.prod(-1)
+    # PyTorch 1.13 counts self among the ties that share the gradient even without include_self (it zeroes
+    # self's share afterwards): a detached copy of self joins where it equals the result, which leaves the
+    # value alone and splits the gradient the same way.
+    tie = mine.detach() == getattr(vals.detach(), reduce)(-1, keepdim=True)
+    return getattr(_C.cat([_where(tie, mine.detach(), fill), vals], -1), reduce)(-1)
+
+
+def _reduced_sorted(own, ii, sv, reduce, include_self, fill):
+    """_reduced_dense by sorting: the sources ordered by target (a stable argsort of the index), an
+    inclusive segmented scan of the reduction (log2(k) stored rounds), each segment's last value added
+    into its target. prod keeps the scan's gradient (products only, so zeros are handled); amax/amin
+    compute the value detached and add PyTorch's gradient (the upstream split evenly among the sources
+    and self equal to the result) as straight-through terms, which are exactly 0; a non-finite result
+    gets no gradient that way."""
+    n, k = own.shape[-1], ii.shape[-1]
+    order = _sorting.argsort(ii, -1, stable=True)
+    keys = ii.gather(-1, order)
+    vals = sv.gather(-1, order)
+    if reduce != "prod":
+        vals = vals.detach()
+    lead = list(keys.shape[:-1])
+    differs = keys.narrow(-1, 1, k - 1) != keys.narrow(-1, 0, k - 1)
+    edge = _C.ones(*(lead + [1]), dtype=_C.bool)
+    head, last = _C.cat([edge, differs], -1), _C.cat([differs, edge], -1)
+    combine = {"prod": lambda a, b: a * b, "amax": _C.maximum, "amin": _C.minimum}[reduce]
+    flag, s = head, 1
+    while s < k:
+        earlier = _C.cat([fill.expand(*(lead + [s])), vals.narrow(-1, 0, k - s)], -1)
+        earlier_flag = _C.cat([edge.expand(*(lead + [s])), flag.narrow(-1, 0, k - s)], -1)
+        vals = _stored(_where(flag, vals, combine(earlier, vals)))
+        flag = _stored(flag.logical_or(earlier_flag))
+        s *= 2
+    red = _zeros(list(own.shape), vals.dtype).scatter_add(-1, keys, _where(last, vals, tensor(0).to(vals.dtype)))
+    if reduce == "prod":
+        return own * red if include_self else red
+    if include_self:
+        red = combine(own.detach(), red)
+    if not own.dtype.is_floating_point:
+        return red
+    # the straight-through gradient terms (PyTorch's scatter_reduce backward for amax/amin)
+    own_tie = own.detach() == red
+    src_tie = sv.detach() == red.gather(-1, ii)
+    ties = own_tie.to(own.dtype).scatter_add(-1, ii, src_tie.to(own.dtype))
+    share = 1.0 / _where(ties > 0, ties, 1.0)
+    zero = tensor(0).to(own.dtype)
+    src_term = _where(src_tie.logical_and(sv.detach().isfinite()), (sv - sv.detach()) * share.gather(-1, ii), zero)
+    term = _zeros(list(own.shape), own.dtype).scatter_add(-1, ii, src_term)
+    if include_self:
+        term = term + _where(own_tie.logical_and(own.detach().isfinite()), (own - own.detach()) * share, zero)
+    return red + term
+
+
+def _stored(x):
+    """x itself, materialised: an identity cumsum over a new size-1 dim (see _reductions._scan)."""
+    return x.unsqueeze(-1).cumsum(-1).squeeze(-1).to(x.dtype)
 
 
 _SCATTER_REDUCTIONS = ("sum", "prod", "mean", "amax", "amin")
