@@ -293,7 +293,7 @@ def _reduced_sorted(own, ii, sv, reduce, include_self, fill):
     compute the value detached and add PyTorch's gradient (the upstream split evenly among the sources
     and self equal to the result) as straight-through terms, which are exactly 0; a non-finite result
     gets no gradient that way."""
-    n, k = own.shape[-1], ii.shape[-1]
+    k = ii.shape[-1]
     order = _sorting.argsort(ii, -1, stable=True)
     keys = ii.gather(-1, order)
     vals = sv.gather(-1, order)
