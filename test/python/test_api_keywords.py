@@ -55,7 +55,8 @@ def samples(M, name):
         "norm": [(x, {"p": 2, "dim": 1, "keepdim": True, "dtype": M.float64}), (x, {"p": 1, "dim": 0})],
         "gather": [(x, {"dim": 1, "index": idx, "sparse_grad": False})],
         "scatter": [(M.zeros(3, 4), {"dim": 1, "index": idx, "src": t(_S)}),
-                    (M.zeros(3, 4), {"dim": 1, "index": idx, "value": 2.5})],
+                    (M.zeros(3, 4), {"dim": 1, "index": idx, "value": 2.5}),
+                    (M.ones(3, 4), {"dim": 1, "index": idx, "src": t(_S), "reduce": "multiply"})],
         "scatter_add": [(x, {"dim": 1, "index": idx, "src": t(_S)})],
         "index_select": [(x, {"dim": 1, "index": t(np.array([2, 0]))})],
         "where": [(x > 0, {"input": x, "other": y})],
@@ -89,7 +90,7 @@ def samples(M, name):
 
 
 # Arguments of the table that no sample passes, with the reason.
-NOT_PASSED = {("scatter", "reduce"): "lazytensor raises NotImplementedError for any reduce= (use scatter_add)"}
+NOT_PASSED = {}
 
 
 def _forms(row):

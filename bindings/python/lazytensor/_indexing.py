@@ -1,14 +1,15 @@
-"""Index-taking torch.* functions: take, take_along_dim, index_fill, index_copy, scatter, select_scatter,
-slice_scatter, argwhere, isin and unravel_index.
+"""Index-taking torch.* functions: take, take_along_dim, index_fill, index_copy, scatter, scatter_reduce,
+select_scatter, slice_scatter, argwhere, isin and unravel_index.
 
 They leave the bounds check to the gather/index_add/scatter_add they are built on: an out-of-range index
 raises that op's IndexError or RuntimeError when the result is computed (at a sync), not at the call.
 """
 import builtins
+import math
 
 import numpy as np
 
-from . import _C
+from . import _C, _pointwise, _sorting
 from ._C import Tensor
 from ._creation import tensor
 from ._function_args import _along, _broadcast_shape, _check, _dt_name, _is_int, _where, _wrap, _zeros
@@ -140,12 +141,12 @@ _NO_VALUE = object()
 
 def scatter(input, dim, index, src=_NO_VALUE, value=_NO_VALUE, *, reduce=None):
     """out[..., index[i][j], ...] = src[i][j] (or value) along dim, input elsewhere. Duplicate indices with
-    src add the values (PyTorch keeps one of them, which one is unspecified); with value they are exact."""
+    src add the values (PyTorch keeps one of them, which one is unspecified); with value they are exact.
+    reduce='add' / 'multiply' accumulate into input instead (scatter_reduce's sum / prod with include_self)."""
     _check("scatter", input)
     _check("scatter", index, "index", 3)
-    if reduce is not None:
-        raise NotImplementedError("scatter(reduce={!r}) is not supported by lazytensor; use scatter_add (for 'add') "
-                                  "or compose the reduction".format(reduce))
+    if reduce is not None and reduce not in ("add", "multiply"):
+        raise RuntimeError("scatter(): reduce argument must be either add or multiply, but got {!r}".format(reduce))
     if src is not _NO_VALUE and value is not _NO_VALUE:
         raise TypeError("scatter(): pass either src or value, not both")
     if src is _NO_VALUE and value is _NO_VALUE:
@@ -159,23 +160,41 @@ def scatter(input, dim, index, src=_NO_VALUE, value=_NO_VALUE, *, reduce=None):
     if value is not None and (isinstance(value, Tensor) or
                               not isinstance(value, (builtins.bool, builtins.int, builtins.float, np.number))):
         raise TypeError("scatter(): argument 'value' must be Number, not {}".format(type(value).__name__))
+    d, x, idx, s = _scatter_operands("scatter", input, dim, index, src)
+    if idx.numel() == 0:
+        return input.clone()
+    if reduce is not None:
+        if s is None:
+            s = tensor(value).to(x.dtype).expand(*idx.shape)
+        out = _reduced_into(x, d, idx, s, "sum" if reduce == "add" else "prod", True)
+    elif s is None:
+        hits = _zeros(x.shape, _C.int32).scatter_add(d, idx, _C.ones(*idx.shape, dtype=_C.int32)) > 0
+        out = _where(hits, tensor(value).to(x.dtype), x)
+    else:
+        hits = _zeros(x.shape, _C.int32).scatter_add(d, idx, _C.ones(*idx.shape, dtype=_C.int32)) > 0
+        out = _where(hits, _added_into_zeros(x, "scatter_add", d, idx, s), x)
+    return out if input.dim() > 0 else out.reshape(())
+
+
+def _scatter_operands(name, input, dim, index, src):
+    """PyTorch's scatter checks; returns (dim, input, index, src) with 0-d made 1-D and src narrowed to index."""
     nd = input.dim()
-    d = _wrap(dim, nd, "scatter")
+    d = _wrap(dim, nd, name)
     if index.dtype != _C.int64:
-        raise RuntimeError("scatter(): Expected dtype int64 for index (got {})".format(_dt_name(index.dtype)))
+        raise RuntimeError("{}(): Expected dtype int64 for index (got {})".format(name, _dt_name(index.dtype)))
     if index.dim() != nd and not (index.dim() <= 1 and nd <= 1):
-        raise RuntimeError("scatter(): Index tensor must have the same number of dimensions as self tensor (index "
-                           "shape {}, self shape {})".format(list(index.shape), list(input.shape)))
+        raise RuntimeError("{}(): Index tensor must have the same number of dimensions as self tensor (index "
+                           "shape {}, self shape {})".format(name, list(index.shape), list(input.shape)))
     if src is not None:
         if 1 <= src.dim() < index.dim():  # (PyTorch's check reads src.size(d) first: an IndexError)
-            raise IndexError("scatter(): Dimension out of range: src of shape {} has fewer dimensions than index of "
-                             "shape {}".format(list(src.shape), list(index.shape)))
+            raise IndexError("{}(): Dimension out of range: src of shape {} has fewer dimensions than index of "
+                             "shape {}".format(name, list(src.shape), list(index.shape)))
         if src.dim() != index.dim() and not (src.dim() <= 1 and index.dim() <= 1):
-            raise RuntimeError("scatter(): Index tensor must have the same number of dimensions as src tensor (index "
-                               "shape {}, src shape {})".format(list(index.shape), list(src.shape)))
+            raise RuntimeError("{}(): Index tensor must have the same number of dimensions as src tensor (index "
+                               "shape {}, src shape {})".format(name, list(index.shape), list(src.shape)))
         if src.dtype != input.dtype:
-            raise RuntimeError("scatter(): Expected self.dtype to be equal to src.dtype (got {} and {})".format(
-                _dt_name(input.dtype), _dt_name(src.dtype)))
+            raise RuntimeError("{}(): Expected self.dtype to be equal to src.dtype (got {} and {})".format(
+                name, _dt_name(input.dtype), _dt_name(src.dtype)))
     x = input.reshape(1) if nd == 0 else input
     idx = index.reshape(1) if index.dim() == 0 else index
     s = None if src is None else (src.reshape(1) if src.dim() == 0 else src)
@@ -183,19 +202,157 @@ def scatter(input, dim, index, src=_NO_VALUE, value=_NO_VALUE, *, reduce=None):
         too_big = (j != d and idx.shape[j] > x.shape[j]) or (s is not None and idx.shape[j] > s.shape[j])
         if too_big:
             extra = "" if s is None else " and to be smaller size than src {}".format(list(src.shape))
-            raise RuntimeError("scatter(): Expected index {} to be smaller than self {} apart from dimension "
-                               "{}{}".format(list(index.shape), list(input.shape), d, extra))
-    if idx.numel() == 0:
-        return input.clone()
-    hits = _zeros(x.shape, _C.int32).scatter_add(d, idx, _C.ones(*idx.shape, dtype=_C.int32)) > 0
-    if s is None:
-        out = _where(hits, tensor(value).to(x.dtype), x)
-    else:
+            raise RuntimeError("{}(): Expected index {} to be smaller than self {} apart from dimension "
+                               "{}{}".format(name, list(index.shape), list(input.shape), d, extra))
+    if s is not None:
         for j in range(s.dim()):
             if s.shape[j] != idx.shape[j]:
                 s = s.narrow(j, 0, idx.shape[j])
-        out = _where(hits, _added_into_zeros(x, "scatter_add", d, idx, s), x)
-    return out if nd > 0 else out.reshape(())
+    return d, x, idx, s
+
+
+# Past this many masked elements (n * k * the other dims), scatter_reduce's prod/amax/amin sort the index
+# instead of comparing every target with every source (see _reduced_into).
+DENSE_SCATTER_MAX = 1 << 24
+
+
+def _reduce_fill(dtype, reduce):
+    """The identity of prod/amax/amin in dtype."""
+    if reduce == "prod":
+        return 1
+    if dtype.is_floating_point:
+        return -math.inf if reduce == "amax" else math.inf
+    info = np.iinfo(np.int64 if dtype == _C.int64 else np.int32)
+    return builtins.int(info.min if reduce == "amax" else info.max)
+
+
+def _reduced_into(x, d, idx, src, reduce, include_self):
+    """scatter_reduce of src (already idx's shape) into x along d, for x of at least one dim.
+
+    sum and mean are scatter_adds (any size, exact for sum). prod, amax and amin have no scatter primitive.
+    Up to DENSE_SCATTER_MAX they are a masked reduction over a broadcast [..., n, k] (target n = x.size(d),
+    k = idx.size(d)), which the scheduler fuses but which costs n * k per position of the other dims;
+    reducing with the ordinary reductions gives their gradients: prod the product of the others (zeros
+    included), amax/amin the upstream split evenly among the elements equal to the result, self included, as
+    PyTorch. Past it the index is sorted along dim and the sources are reduced by a segmented scan
+    (_reduced_sorted): O(k log k) after the sort, which is lazy up to _sorting.LAZY_SORT_MAX and syncs the
+    index past that."""
+    hits = _zeros(x.shape, _C.int32).scatter_add(d, idx, _C.ones(*idx.shape, dtype=_C.int32))
+    hit = hits > 0
+    if reduce in ("sum", "mean"):
+        total = _added_into_zeros(x, "scatter_add", d, idx, src)
+        if reduce == "sum":
+            return _where(hit, x + total if include_self else total, x)
+        count = hits + 1 if include_self else hits
+        num = x + total if include_self else total
+        count = _where(hit, count, 1).to(x.dtype)
+        mean = _pointwise.floor_divide(num, count) if not x.dtype.is_floating_point else num / count
+        return _where(hit, mean, x)
+    n = x.shape[d]
+    region = [slice(None)] * x.dim()
+    for j in range(x.dim()):
+        if j != d:
+            region[j] = slice(0, idx.shape[j])
+    own = x[tuple(region)].movedim(d, -1)  # [..., n]: the part of x the index reaches, dim last
+    ii, sv = idx.movedim(d, -1), src.movedim(d, -1)  # [..., k]
+    fill = tensor(_reduce_fill(x.dtype, reduce)).to(x.dtype)
+    if ii.numel() * n <= DENSE_SCATTER_MAX:
+        red = _reduced_dense(own, ii, sv, reduce, include_self, fill)
+    else:
+        red = _reduced_sorted(own, ii, sv, reduce, include_self, fill)
+    red = red.to(x.dtype).movedim(-1, d)  # (an integer prod is int64)
+    if list(red.shape) != list(x.shape):
+        pads = []
+        for j in reversed(range(x.dim())):
+            pads += [0, x.shape[j] - red.shape[j]]
+        red = _C._pad(red, pads, 0.0)
+    return _where(hit, red, x)
+
+
+def _reduced_dense(own, ii, sv, reduce, include_self, fill):
+    """[..., n] reductions of the sources whose index names each target: a masked reduce over [..., n, k]."""
+    n = own.shape[-1]
+    targets = _C.arange(n, dtype=_C.int64).reshape(n, 1)
+    vals = _where(ii.unsqueeze(-2) == targets, sv.unsqueeze(-2), fill)  # [..., n, k]
+    mine = own.unsqueeze(-1)  # [..., n, 1]
+    if include_self:
+        return getattr(_C.cat([mine, vals], -1), reduce)(-1)
+    if reduce == "prod":
+        return vals.prod(-1)
+    # PyTorch 1.13 counts self among the ties that share the gradient even without include_self (it zeroes
+    # self's share afterwards): a detached copy of self joins where it equals the result, which leaves the
+    # value alone and splits the gradient the same way.
+    tie = mine.detach() == getattr(vals.detach(), reduce)(-1, keepdim=True)
+    return getattr(_C.cat([_where(tie, mine.detach(), fill), vals], -1), reduce)(-1)
+
+
+def _reduced_sorted(own, ii, sv, reduce, include_self, fill):
+    """_reduced_dense by sorting: the sources ordered by target (a stable argsort of the index), an
+    inclusive segmented scan of the reduction (log2(k) stored rounds), each segment's last value added
+    into its target. prod keeps the scan's gradient (products only, so zeros are handled); amax/amin
+    compute the value detached and add PyTorch's gradient (the upstream split evenly among the sources
+    and self equal to the result) as straight-through terms, which are exactly 0; a non-finite result
+    gets no gradient that way."""
+    k = ii.shape[-1]
+    order = _sorting.argsort(ii, -1, stable=True)
+    keys = ii.gather(-1, order)
+    vals = sv.gather(-1, order)
+    if reduce != "prod":
+        vals = vals.detach()
+    lead = list(keys.shape[:-1])
+    differs = keys.narrow(-1, 1, k - 1) != keys.narrow(-1, 0, k - 1)
+    edge = _C.ones(*(lead + [1]), dtype=_C.bool)
+    head, last = _C.cat([edge, differs], -1), _C.cat([differs, edge], -1)
+    combine = {"prod": lambda a, b: a * b, "amax": _C.maximum, "amin": _C.minimum}[reduce]
+    flag, s = head, 1
+    while s < k:
+        earlier = _C.cat([fill.expand(*(lead + [s])), vals.narrow(-1, 0, k - s)], -1)
+        earlier_flag = _C.cat([edge.expand(*(lead + [s])), flag.narrow(-1, 0, k - s)], -1)
+        vals = _stored(_where(flag, vals, combine(earlier, vals)))
+        flag = _stored(flag.logical_or(earlier_flag))
+        s *= 2
+    red = _zeros(list(own.shape), vals.dtype).scatter_add(-1, keys, _where(last, vals, tensor(0).to(vals.dtype)))
+    if reduce == "prod":
+        return own * red if include_self else red
+    if include_self:
+        red = combine(own.detach(), red)
+    if not own.dtype.is_floating_point:
+        return red
+    # the straight-through gradient terms (PyTorch's scatter_reduce backward for amax/amin)
+    own_tie = own.detach() == red
+    src_tie = sv.detach() == red.gather(-1, ii)
+    ties = own_tie.to(own.dtype).scatter_add(-1, ii, src_tie.to(own.dtype))
+    share = 1.0 / _where(ties > 0, ties, 1.0)
+    zero = tensor(0).to(own.dtype)
+    src_term = _where(src_tie.logical_and(sv.detach().isfinite()), (sv - sv.detach()) * share.gather(-1, ii), zero)
+    term = _zeros(list(own.shape), own.dtype).scatter_add(-1, ii, src_term)
+    if include_self:
+        term = term + _where(own_tie.logical_and(own.detach().isfinite()), (own - own.detach()) * share, zero)
+    return red + term
+
+
+def _stored(x):
+    """x itself, materialised: an identity cumsum over a new size-1 dim (see _reductions._scan)."""
+    return x.unsqueeze(-1).cumsum(-1).squeeze(-1).to(x.dtype)
+
+
+_SCATTER_REDUCTIONS = ("sum", "prod", "mean", "amax", "amin")
+
+
+def scatter_reduce(input, dim, index, src, reduce, *, include_self=True):
+    """input with src's values reduced into the positions index names along dim (sum, prod, mean, amax, amin),
+    counting input's own value when include_self; positions no index names keep input's value."""
+    _check("scatter_reduce", input)
+    _check("scatter_reduce", index, "index", 3)
+    _check("scatter_reduce", src, "src", 4)
+    if reduce not in _SCATTER_REDUCTIONS:
+        raise RuntimeError("scatter_reduce(): reduce argument must be either sum, prod, mean, amax or amin, got "
+                           "{!r}".format(reduce))
+    d, x, idx, s = _scatter_operands("scatter_reduce", input, dim, index, src)
+    if idx.numel() == 0:
+        return input.clone()
+    out = _reduced_into(x, d, idx, s, reduce, builtins.bool(include_self))
+    return out if input.dim() > 0 else out.reshape(())
 
 
 def select_scatter(input, src, dim, index):
@@ -324,9 +481,9 @@ def unravel_index(indices, shape):
 
 
 # The out= argument, honoured.
-for _n in ("take", "take_along_dim", "index_copy", "isin"):
+for _n in ("take", "take_along_dim", "index_copy", "isin", "scatter_reduce"):
     globals()[_n] = _with_out(globals()[_n])
 del _n
 
-__all__ = ["take", "take_along_dim", "index_fill", "index_copy", "scatter", "select_scatter", "slice_scatter",
-           "argwhere", "isin", "unravel_index"]
+__all__ = ["take", "take_along_dim", "index_fill", "index_copy", "scatter", "scatter_reduce", "select_scatter",
+           "slice_scatter", "argwhere", "isin", "unravel_index"]

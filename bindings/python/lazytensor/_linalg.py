@@ -275,6 +275,12 @@ def diag(input, diagonal=0):
     raise RuntimeError("diag(): Supports 1D or 2D tensors. Got {}D".format(input.dim()))
 
 
+def diagflat(input, offset=0):
+    """The flattened input on the offset diagonal of a square matrix."""
+    _check("diagflat", input)
+    return diag_embed(input.reshape(-1), offset=offset)
+
+
 def _einsum_parse(equation, operands):
     """Per operand its labels (one per dim, ellipsis dims as internal labels '0', '1', ... shared right-aligned
     across operands), and the output labels."""
@@ -538,4 +544,4 @@ for _n in ("addmm", "baddbmm", "addbmm", "mv", "addmv", "kron", "cross", "tensor
 del _n
 
 __all__ = ["addmm", "baddbmm", "addbmm", "addmv", "mv", "kron", "cross", "cdist", "diag", "einsum", "diagonal",
-           "trace", "diag_embed", "tensordot", "inner", "ger", "vdot"]
+           "trace", "diag_embed", "diagflat", "tensordot", "inner", "ger", "vdot"]

@@ -14,6 +14,8 @@ atan, atan2, asin and acos are a polynomial over the existing ops too (_atan01):
 import builtins
 import math
 
+import numpy as np
+
 from . import _C
 from ._C import Tensor
 from ._creation import tensor
@@ -647,5 +649,24 @@ for _n, _target in _ALIASES.items():
     globals()[_n] = globals()[_target]
 del _n, _target
 
+_tensor_pow = _C.pow  # the C++ torch.pow, whose base must be a tensor
+
+
+def pow(input=None, exponent=None, **kwargs):
+    """torch.pow(tensor, exponent) as the C++ op, and torch.pow(number, tensor) (also `self=number`) as
+    `number ** tensor`: PyTorch's Scalar-base overload, with its result dtype."""
+    if "self" in kwargs:
+        input = kwargs.pop("self")
+    if kwargs:
+        raise TypeError("pow() got an unexpected keyword argument '{}'".format(next(iter(kwargs))))
+    if isinstance(input, Tensor):
+        return _tensor_pow(input, exponent)
+    if not isinstance(exponent, Tensor) or not isinstance(input, (builtins.bool, builtins.int, builtins.float,
+                                                                  np.number)):
+        raise TypeError("pow(): expected (Tensor input, Tensor or Number exponent) or (Number self, Tensor "
+                        "exponent), but got ({}, {})".format(type(input).__name__, type(exponent).__name__))
+    return exponent.__rpow__(input)
+
+
 __all__ = _MATH + list(_ALIASES) + ["fmax", "fmin", "ldexp", "isreal", "floor_divide", "remainder", "trunc", "fix",
-                                    "frac", "fmod", "logical_xor", "round"]
+                                    "frac", "fmod", "logical_xor", "round", "pow"]

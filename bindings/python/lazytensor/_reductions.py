@@ -1,12 +1,19 @@
-"""Reductions and scans composed from the C++ ones: nansum, nanmean, count_nonzero, cumprod, cov and
-trapezoid."""
+"""Reductions and scans composed from the C++ ones: nansum, nanmean, count_nonzero, cumprod, cummax, cummin,
+logcumsumexp, cov and trapezoid.
+
+The scans other than cumsum are log2(n) rounds of `x op (x shifted by 2**k)` (Hillis-Steele): every round is
+elementwise over the whole tensor, so it stays lazy and fuses, and autograd differentiates it as written.
+"""
 import builtins
+import math
 import warnings
+from collections import namedtuple
 
 from . import _C
 from ._function_args import (_along, _broadcast_shape, _check, _default_float, _dt_name, _reduce_dims, _where,
                              _wrap, _zeros)
-from ._out import _with_out
+from ._out import _with_out, _write_out
+from . import _pointwise
 
 
 def nansum(input, dim=None, keepdim=False, *, dtype=None):
@@ -80,6 +87,104 @@ def cumprod(input, dim, *, dtype=None, out=None):
         x = x * shifted
         s *= 2
     return x
+
+
+def _scan(x, d, combine):
+    """Inclusive scan of x along d with an associative combine(earlier, later), one kernel per round.
+
+    Each round reads the previous one at three offsets. Left to fuse, round k would inline 3**k copies of
+    the input's expression (cheap combines such as maximum are never stored on their own): cummax over 300
+    elements took two minutes to compile. A cumsum over a new size-1 dim is the identity but is always
+    materialised, so it stores every round."""
+    n = x.shape[d]
+    s = 1
+    while s < n:
+        x = _C.cat([x.narrow(d, 0, s), combine(x.narrow(d, 0, n - s), x.narrow(d, s, n - s))], d)
+        x = _stored(x)
+        s *= 2
+    return x
+
+
+def _stored(x):
+    """x itself, materialised (see _scan)."""
+    return x.unsqueeze(-1).cumsum(-1).squeeze(-1).to(x.dtype)
+
+
+_cummax_t = namedtuple("cummax", ["values", "indices"])
+_cummin_t = namedtuple("cummin", ["values", "indices"])
+
+
+def _cumulative_extreme(name, input, dim, largest):
+    """cummax/cummin: values and the index of the *last* element equal to the running extreme (PyTorch 1.13's
+    rule, `>=`), and NaN as the extreme from the first NaN on (its index moving to each later NaN).
+
+    An element is a record when it is NaN, or no NaN came before it and it is >= (<=) the running extreme of
+    what came before; the index is the running max of the record positions. The values are a gather of the
+    input at the indices, so the gradient goes to that element, as PyTorch's."""
+    _check(name, input)
+    nd = input.dim()
+    d = _wrap(dim, nd, name)
+    x = input.reshape(1) if nd == 0 else input
+    n = x.shape[d]
+    if n == 0:
+        out = _cummax_t if largest else _cummin_t
+        return out(input.clone(), _zeros(list(input.shape), _C.int64))
+    v = x.detach()
+    pick = _C.maximum if largest else _C.minimum
+    if v.dtype.is_floating_point:
+        nan = v.isnan()
+        clean = _where(nan, -math.inf if largest else math.inf, v)
+        nan_before = _C.cat([_zeros(_size_at(v, d, 1), _C.int32), nan.to(_C.int32).narrow(d, 0, n - 1)], d) \
+            .cumsum(d) > 0
+    else:
+        nan, nan_before, clean = None, None, v
+    running = _scan(clean, d, pick)
+    record = v == running
+    if nan is not None:
+        record = record.logical_and(nan_before.logical_not()).logical_or(nan)
+    pos = _along(_C.arange(n, dtype=_C.int64), d, x.dim())
+    indices = _scan(_where(record, pos, -1), d, _C.maximum)
+    values = x.gather(d, indices)
+    if nd == 0:
+        values, indices = values.reshape(()), indices.reshape(())
+    return (_cummax_t if largest else _cummin_t)(values, indices)
+
+
+def _size_at(x, d, size):
+    shape = list(x.shape)
+    shape[d] = size
+    return shape
+
+
+def _out_pair(name, result, out):
+    if out is None:
+        return result
+    if not isinstance(out, (tuple, list)) or len(out) != 2:
+        raise TypeError("{}(): argument 'out' must be a tuple of two Tensors (values, indices)".format(name))
+    _write_out(name, result.values, out[0])
+    _write_out(name, result.indices, out[1])
+    return type(result)(out[0], out[1])
+
+
+def cummax(input, dim, *, out=None):
+    return _out_pair("cummax", _cumulative_extreme("cummax", input, dim, True), out)
+
+
+def cummin(input, dim, *, out=None):
+    return _out_pair("cummin", _cumulative_extreme("cummin", input, dim, False), out)
+
+
+def logcumsumexp(input, dim):
+    """log(cumsum(exp(x))) without overflow or underflow: a scan of logaddexp (max + log1p(exp(-|a - b|)))."""
+    _check("logcumsumexp", input)
+    if not input.dtype.is_floating_point:
+        raise RuntimeError("logcumsumexp: \"logcumsumexp_out_cpu\" not implemented for '{}' (expected a floating "
+                           "point input)".format(_dt_name(input.dtype)))
+    nd = input.dim()
+    d = _wrap(dim, nd, "logcumsumexp")
+    if nd == 0:
+        return input.clone()
+    return _scan(input, d, _pointwise.logaddexp)
 
 
 def cov(input, *, correction=1, fweights=None, aweights=None):
@@ -180,8 +285,8 @@ def trapezoid(y, x=None, *, dx=None, dim=-1):
 
 
 # The out= argument, honoured.
-for _n in ("nansum", "nanmean", "cumprod"):
+for _n in ("nansum", "nanmean", "cumprod", "logcumsumexp"):
     globals()[_n] = _with_out(globals()[_n])
 del _n
 
-__all__ = ["nansum", "nanmean", "count_nonzero", "cumprod", "cov", "trapezoid"]
+__all__ = ["nansum", "nanmean", "count_nonzero", "cumprod", "cummax", "cummin", "logcumsumexp", "cov", "trapezoid"]

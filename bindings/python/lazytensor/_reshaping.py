@@ -150,16 +150,96 @@ def broadcast_shapes(*shapes):
     return Size(np.broadcast_shapes(*shapes))
 
 
-def repeat_interleave(input, repeats, dim=None):
+def repeat_interleave(input, repeats=None, dim=None, *, output_size=None):
+    """Each element (slice along dim; of the flattened input for dim=None) repeated `repeats` times.
+
+    An int repeats is an expand + reshape. A tensor of repeats is an index_select whose source index is a
+    cumsum of 1s scattered at each slice's first output position; its length (the sum of repeats) is read on
+    the host (a sync, as in PyTorch) unless output_size gives it, which keeps the call lazy (and unchecked:
+    negative repeats or a wrong output_size then give wrong values instead of PyTorch's error).
+    torch.repeat_interleave(repeats) alone repeats arange(len(repeats))."""
+    if repeats is None:  # repeat_interleave(repeats): the positions 0..n-1, each repeated
+        _check("repeat_interleave", input, "repeats")
+        if input.dim() > 1:
+            raise RuntimeError("repeat_interleave: repeats must be 0-dim or 1-dim tensor, got shape {}".format(
+                list(input.shape)))
+        return repeat_interleave(_C.arange(input.reshape(-1).shape[0], dtype=_C.int64), input,
+                                 output_size=output_size)
+    _check("repeat_interleave", input)
     if dim is None:
-        input, dim = input.reshape(-1), 0
-    x = input.unsqueeze(dim + 1 if dim >= 0 else dim)
+        input, d = input.reshape(-1), 0
+    else:
+        d = _wrap(dim, input.dim(), "repeat_interleave")
+        if input.dim() == 0:
+            input = input.reshape(1)
+    n = input.shape[d]
+    if isinstance(repeats, Tensor):
+        if repeats.dtype not in (_C.int64, _C.int32):
+            raise RuntimeError("repeat_interleave: repeats must be an integer tensor, got {}".format(
+                _dt_name(repeats.dtype)))
+        if repeats.dim() > 1:
+            raise RuntimeError("repeat_interleave: repeats must be 0-dim or 1-dim tensor, got shape {}".format(
+                list(repeats.shape)))
+        if repeats.numel() == 1:
+            if output_size is not None:
+                r = repeats.reshape(1).to(_C.int64).expand(n)
+            else:
+                return repeat_interleave(input, builtins.int(repeats.item()), d)
+        else:
+            if repeats.shape[0] != n:
+                raise RuntimeError("repeat_interleave: repeats must have the same size as input along dim (repeats "
+                                   "{}, input {} at dim {})".format(list(repeats.shape), list(input.shape), d))
+            r = repeats.to(_C.int64)
+        if output_size is None:
+            host = r.numpy()
+            if (host < 0).any():
+                raise RuntimeError("repeat_interleave: repeats can not be negative (got {})".format(host.tolist()))
+            total = builtins.int(host.sum())
+        else:
+            total = builtins.int(output_size)
+        starts = r.cumsum(0) - r  # each slice's first output position; a zero repeat shares the next one's
+        marks = _C.zeros(total + 1, dtype=_C.int64).scatter_add(0, starts.clamp(0, total), _C.ones(n, dtype=_C.int64))
+        source = marks.narrow(0, 0, total).cumsum(0) - 1
+        return input.index_select(d, source)
+    if not _is_int(repeats):
+        raise TypeError("repeat_interleave(): argument 'repeats' must be int or Tensor, not {}".format(
+            type(repeats).__name__))
+    if repeats < 0:
+        raise RuntimeError("repeat_interleave: repeats can not be negative (got {})".format(repeats))
+    if output_size is not None and builtins.int(output_size) != n * repeats:
+        raise RuntimeError("repeat_interleave: output_size {} does not match the required size {} ({} x {})".format(
+            output_size, n * repeats, n, repeats))
+    x = input.unsqueeze(d + 1)
     shape = list(x.shape)
-    d = dim if dim >= 0 else dim + input.dim()
     shape[d + 1] = repeats
     out = list(input.shape)
     out[d] *= repeats
-    return x.expand(*shape).reshape(out)
+    return x.expand(*shape).reshape(out).clone()
+
+
+def unfold(input, dimension, size, step):
+    """Tensor.unfold: the windows input[..., i*step : i*step+size, ...] along dimension as a new last dim.
+    A copy (an index_select of a host-built window index), where PyTorch returns a view."""
+    nd = input.dim()
+    d = _wrap(dimension, nd, "unfold")
+    n = input.shape[d] if nd else 1
+    if not _is_int(size) or not _is_int(step):
+        raise TypeError("unfold(): size and step must be ints, got {} and {}".format(type(size).__name__,
+                                                                                   type(step).__name__))
+    if size > n:
+        raise RuntimeError("unfold: maximum size for tensor at dimension {} is {} but size is {}".format(d, n, size))
+    if step <= 0:
+        raise RuntimeError("unfold: step is {} but must be > 0".format(step))
+    if size < 0:
+        raise RuntimeError("unfold: size is {} but must be >= 0".format(size))
+    if nd == 0:
+        return input.reshape(1).expand(size).clone()
+    count = (n - size) // step + 1
+    idx = (np.arange(count)[:, None] * step + np.arange(size)[None, :]).reshape(-1).astype(np.int64)
+    windows = input.index_select(d, _C.from_numpy(idx))
+    shape = list(input.shape)
+    windows = windows.reshape(shape[:d] + [count, size] + shape[d + 1:])
+    return windows.movedim(d + 1, -1)
 
 
 def diff(input, n=1, dim=-1, prepend=None, append=None):

@@ -7,12 +7,15 @@ lazytensor._tensor_str. A method is only added where the C++ type has none.
 """
 import builtins
 import math
+import weakref
 
 import numpy as np
 
 from . import _C, functional
 from ._C import Tensor
+from ._reshaping import unfold as _unfold
 from ._creation import full_like as _full_like, tensor
+from ._function_args import _dt_name
 from ._pointwise import _as_tensor_like, float_power, floor_divide, remainder, xlogy
 from ._pointwise import round as _round_decimals
 from ._random import _rng
@@ -230,8 +233,182 @@ def _cuda(self, *args, **kwargs):
     raise RuntimeError("lazytensor: this build runs on the CPU only (no CUDA tensors)")
 
 
+# Non-leaf tensors that asked for their gradient (retain_grad), by id. The autograd engine fills .grad of
+# leaves only; backward() computes these tensors' gradients with autograd.grad first (the same graph, so the
+# shared nodes hash-cons) and accumulates them into their .grad, as PyTorch's retain_grad hook does. Only
+# backward() fills them (not autograd.grad), and a retained tensor costs one more gradient pass per backward.
+_retained = {}
+
+
 def _retain_grad(self):
+    if not self.requires_grad:
+        raise RuntimeError("can't retain_grad on Tensor that has requires_grad=False")
+    if self.is_leaf or id(self) in _retained:
+        return None
+    key = id(self)
+    _retained[key] = weakref.ref(self, lambda _, key=key: _retained.pop(key, None))
     return None
+
+
+def _retains_grad(self):
+    ref = _retained.get(id(self))
+    return ref is not None and ref() is self
+
+
+_backward_engine = Tensor.backward  # the C++ backward, before install() wraps it
+
+
+def _backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None):
+    if not _retained:
+        return _backward_engine(self, gradient, retain_graph, create_graph, inputs)
+    live = [t for t in (r() for r in list(_retained.values())) if t is not None and t.requires_grad]
+    grads = []
+    if live and not create_graph:
+        g = None if gradient is None else [gradient if isinstance(gradient, Tensor) else tensor(gradient)]
+        # One autograd.grad per tensor: given several inputs, the engine stops at each of them, so a retained
+        # tensor upstream of another retained one would get no gradient.
+        grads = [_C._grad([self], [t], g, True, True)[0] for t in live]
+    _backward_engine(self, gradient, retain_graph, create_graph, inputs)
+    for t, g in zip(live, grads):
+        if g is not None:
+            t.grad = g if t.grad is None else t.grad + g
+
+
+_view_engine = Tensor.view
+
+
+def _view(self, *shape, **kwargs):
+    """view(*shape) as the C++ view; view(dtype) reinterprets the bytes (below)."""
+    if shape and shape[0].__class__ is _C.dtype:
+        return _view_dtype(self, *shape, **kwargs)
+    if "dtype" in kwargs:
+        return _view_dtype(self, **kwargs)
+    return _view_engine(self, *shape, **kwargs)
+
+
+_NP_DTYPES = {"bool": np.bool_, "int32": np.int32, "int64": np.int64, "float32": np.float32, "float64": np.float64}
+
+
+def _view_dtype(self, dtype):
+    """view(dtype): the same bytes read as another dtype, with PyTorch's shape rule (the last dim scales by the
+    ratio of the element sizes) and checks. lazytensor has no bitcast primitive, so this syncs self and
+    returns a new tensor (a copy, not a view) that does not require grad (PyTorch's is not differentiable)."""
+    src = _NP_DTYPES[repr(self.dtype).replace("torch.", "")]
+    dst = _NP_DTYPES[repr(dtype).replace("torch.", "")]
+    a, b = np.dtype(src).itemsize, np.dtype(dst).itemsize
+    if a != b:
+        what = "to view {} as {} (different element sizes; input of size {})".format(
+            _dt_name(self.dtype), _dt_name(dtype), list(self.shape))
+        if self.dim() == 0:
+            raise RuntimeError("view(dtype): self.dim() cannot be 0 {}".format(what))
+        if self.stride(-1) != 1:
+            raise RuntimeError("view(dtype): self.stride(-1) must be 1 {}, but got {}".format(what, self.stride(-1)))
+        if b > a and self.shape[-1] % (b // a) != 0:
+            raise RuntimeError("view(dtype): self.size(-1) must be divisible by {} {}, but got {}".format(
+                b // a, what, self.shape[-1]))
+        if b > a:
+            for k in range(self.dim() - 1):
+                if self.stride(k) % (b // a) != 0:
+                    raise RuntimeError("view(dtype): self.stride({}) must be divisible by {} {}, but got {}".format(
+                        k, b // a, what, self.stride(k)))
+    arr = np.array(_C._to_numpy(self.detach()), order="C")
+    shape = list(self.shape)
+    if a != b:
+        shape[-1] = shape[-1] * a // b
+    out = arr.reshape(-1).view(np.uint8 if dst is np.bool_ else dst).reshape(shape)
+    if dst is np.bool_:
+        out = out != 0  # PyTorch reads any nonzero byte as True
+    return _C.from_numpy(np.array(out, order="C"))
+
+
+_getitem_engine = Tensor.__getitem__
+_setitem_engine = Tensor.__setitem__
+
+
+def _checked_index(self, index):
+    """A list-holding index made plain for the C++ indexing, which takes flat lists only.
+
+    PyTorch reads a list of fewer than 32 items holding a sequence, tensor, slice, None or Ellipsis as a
+    tuple of indices (x[[[0, 1], [1, 0]]] is x[[0, 1], [1, 0]]); inside a tuple a nested list is one
+    multi-dim index tensor. The lists' values are on the host, so they are checked against the dims they
+    index here: an out-of-range entry raises IndexError at the call, as PyTorch, instead of when the result
+    is computed, which for an assignment would leave the tensor holding the failing write."""
+    if index.__class__ is list:
+        if len(index) >= 32 or not any(e.__class__ in (list, tuple, slice) or e is None or e is Ellipsis or
+                                       isinstance(e, Tensor) for e in index):
+            items = (index,)
+        else:
+            index = items = tuple(index)
+    else:
+        items = index
+    shape = list(self.shape)
+    used = builtins.sum(_dims_consumed(e) for e in items)
+    dim, plain = 0, None
+    for k, e in enumerate(items):
+        if e is Ellipsis:
+            dim += len(shape) - used
+            continue
+        if e.__class__ is list or e.__class__ is tuple:
+            flat = np.asarray(e, dtype=object).reshape(-1) if any(f.__class__ in (list, tuple) for f in e) else e
+            n = shape[dim] if dim < len(shape) else None  # past the last dim: the C++ indexing says so
+            for v in (flat if n is not None else ()):
+                if isinstance(v, (builtins.int, np.integer)) and not isinstance(v, (builtins.bool, np.bool_)) \
+                        and not -n <= v < n:
+                    raise IndexError("index {} is out of bounds for dimension {} with size {}".format(v, dim, n))
+            if flat is not e:  # nested: one multi-dim index tensor
+                t = tensor(e) if _all_bools(flat) else tensor(e, dtype=_C.int64)
+                if index.__class__ is not tuple:
+                    return t
+                if plain is None:
+                    plain = list(index)
+                plain[k] = t
+        dim += _dims_consumed(e)
+    return index if plain is None else tuple(plain)
+
+
+def _dims_consumed(e):
+    if e is None or e is Ellipsis or e.__class__ is builtins.bool:
+        return 0
+    if isinstance(e, Tensor) and e.dtype == _C.bool:
+        return e.dim()
+    return 1
+
+
+def _all_bools(seq):
+    flat = np.asarray(seq, dtype=object).reshape(-1)
+    return flat.size > 0 and all(isinstance(v, (builtins.bool, np.bool_)) for v in flat)
+
+
+def _getitem(self, index):
+    c = index.__class__
+    if c is tuple:
+        for e in index:
+            if e.__class__ is list or e.__class__ is tuple:
+                return _getitem_engine(self, _checked_index(self, index))
+    elif c is list:
+        return _getitem_engine(self, _checked_index(self, index))
+    return _getitem_engine(self, index)
+
+
+def _setitem(self, index, value):
+    c = index.__class__
+    if c is tuple:
+        for e in index:
+            if e.__class__ is list or e.__class__ is tuple:
+                return _setitem_engine(self, _checked_index(self, index), value)
+    elif c is list:
+        return _setitem_engine(self, _checked_index(self, index), value)
+    return _setitem_engine(self, index, value)
+
+
+_flip_engine = Tensor.flip
+
+
+def _flip(self, *dims, **kwargs):
+    """flip(dims) with a list or tuple, or flip(d0, d1, ...) as PyTorch's method."""
+    if len(dims) > 1:
+        return _flip_engine(self, list(dims))
+    return _flip_engine(self, *dims, **kwargs)
 
 
 def _register_hook(self, hook):
@@ -350,8 +527,9 @@ _POINTWISE_NO_INPLACE = ["isinf", "isposinf", "isneginf", "signbit", "positive",
 _FUNCTION_METHODS = ["ravel", "fliplr", "flipud", "hsplit", "vsplit", "dsplit", "tensor_split", "diagonal", "trace",
                      "inner", "ger", "vdot", "nansum", "nanmean", "count_nonzero", "take", "take_along_dim",
                      "index_fill", "index_copy", "scatter", "fmax", "fmin", "ldexp", "rot90", "cov", "isreal",
-                     "diag_embed", "argwhere", "select_scatter", "slice_scatter"]
-_FUNCTION_INPLACE = ["index_fill", "index_copy", "scatter", "ldexp"]
+                     "diag_embed", "argwhere", "select_scatter", "slice_scatter", "cummax", "cummin", "logcumsumexp",
+                     "isclose", "scatter_reduce", "repeat_interleave", "diag", "diagflat"]
+_FUNCTION_INPLACE = ["index_fill", "index_copy", "scatter", "ldexp", "scatter_reduce"]
 
 
 def install():
@@ -397,6 +575,13 @@ def install():
     T.cpu = _cpu
     T.cuda = _cuda
     T.retain_grad = _retain_grad
+    T.retains_grad = property(_retains_grad)
+    T.backward = _backward
+    T.view = _view
+    T.__getitem__ = _getitem
+    T.__setitem__ = _setitem
+    T.flip = _flip
+    T.unfold = _unfold
     T.register_hook = _register_hook
     T.var_mean = _var_mean
     T.std_mean = _std_mean

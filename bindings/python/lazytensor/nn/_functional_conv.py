@@ -1,4 +1,4 @@
-"""Convolution as im2col: unfold, fold, conv1d, conv2d, conv_transpose1d and conv_transpose2d.
+"""Convolution as im2col: unfold, fold, conv1d/2d/3d and conv_transpose1d/2d/3d.
 
 Everything here is a composition of existing lazy ops (slices, stack, pad, matmul), so it stays lazy and
 autograd differentiates it with no op-specific code:
@@ -6,9 +6,10 @@ autograd differentiates it with no op-specific code:
 - im2col (`unfold`) is one strided slice of the padded input per kernel offset (a Python loop over
   kernel positions, never over output pixels), stacked on a new dim: [N, C, K, *out] -> [N, C*K, L].
   Its gradient is a sum of pads that the scheduler fuses.
-- `conv1d`/`conv2d` = im2col + one (batched, per group) matmul + bias.
-- `fold` (col2im) places each kernel offset's block back with a strided pad and sums them.
-- `conv_transpose1d`/`conv_transpose2d` = one matmul to columns, then fold.
+- `conv1d`/`conv2d`/`conv3d` = im2col + one (batched, per group) matmul + bias.
+- `fold` (col2im, `_col2im` for any number of spatial dims) places each kernel offset's block back with a
+  strided pad and sums them.
+- `conv_transpose1d`/`2d`/`3d` = one matmul to columns, then col2im.
 """
 import itertools
 
@@ -62,16 +63,27 @@ def fold(input, output_size, kernel_size, dilation=1, padding=0, stride=1):
                            "but got input.size(2)={}.".format(o, k, d, p, s, blocks[0], blocks[1],
                                                               blocks[0] * blocks[1], L))
     c = ck // K
-    cols = x.reshape(n, c, K, blocks[0], blocks[1])
-    hp, wp = o[0] + 2 * p[0], o[1] + 2 * p[1]
+    acc = _col2im(x.reshape(n, c, K, blocks[0], blocks[1]), o, k, d, p, s)
+    return acc.squeeze(0) if unbatched else acc
+
+
+def _col2im(cols, out_size, k, d, p, s):
+    """cols [N, C, K, *blocks] (K = prod(k), kernel offsets in row-major order) -> [N, C, *out_size]: each offset's
+    block placed with strided pads into the padded output, the blocks summed, the padding cropped."""
+    nd = len(k)
+    padded = [out_size[i] + 2 * p[i] for i in range(nd)]
     acc = None
-    for j, (ki, kj) in enumerate(itertools.product(range(k[0]), range(k[1]))):
+    for j, offs in enumerate(itertools.product(*[range(v) for v in k])):
         block = cols.select(2, j)
-        block = _place(_place(block, 2, ki * d[0], s[0], hp), 3, kj * d[1], s[1], wp)
+        for i in range(nd):
+            block = _place(block, 2 + i, offs[i] * d[i], s[i], padded[i])
         acc = block if acc is None else acc + block
     if any(p):
-        acc = _C._pad(acc, [-p[1], -p[1], -p[0], -p[0]], 0.0)
-    return acc.squeeze(0) if unbatched else acc
+        crop = []
+        for i in reversed(range(nd)):
+            crop += [-p[i], -p[i]]
+        acc = _C._pad(acc, crop, 0.0)
+    return acc
 
 
 def _conv(input, weight, bias, stride, padding, dilation, groups, nd, fn):
@@ -189,7 +201,10 @@ def _conv_transpose(input, weight, bias, stride, padding, output_padding, groups
     wf = weight.reshape(groups, cig, cog * K)
     cols = wf.transpose(1, 2).unsqueeze(0).matmul(xf)  # [N, G, Cout/G*K, L]
     cols = cols.reshape(n, cout * K, L)
-    if nd == 1:
+    if nd == 3:
+        blocks = [int(v) for v in spatial]
+        out = _col2im(cols.reshape([n, cout, K] + blocks), out_size, k, d, p, s)
+    elif nd == 1:
         out = fold(cols, (1, out_size[0]), (1, k[0]), dilation=(1, d[0]), padding=(0, p[0]),
                         stride=(1, s[0])).squeeze(2)
     else:
@@ -197,6 +212,10 @@ def _conv_transpose(input, weight, bias, stride, padding, output_padding, groups
     if bias is not None:
         out = out + bias.reshape([1, cout] + [1] * nd)
     return out.squeeze(0) if unbatched else out
+
+
+def conv3d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
+    return _conv(input, weight, bias, stride, padding, dilation, groups, 3, "conv3d")
 
 
 def conv_transpose1d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1, dilation=1):
@@ -209,4 +228,10 @@ def conv_transpose2d(input, weight, bias=None, stride=1, padding=0, output_paddi
                            "conv_transpose2d")
 
 
-__all__ = ["unfold", "fold", "conv1d", "conv2d", "conv_transpose1d", "conv_transpose2d"]
+def conv_transpose3d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1, dilation=1):
+    return _conv_transpose(input, weight, bias, stride, padding, output_padding, groups, dilation, 3,
+                           "conv_transpose3d")
+
+
+__all__ = ["unfold", "fold", "conv1d", "conv2d", "conv3d", "conv_transpose1d", "conv_transpose2d",
+           "conv_transpose3d"]

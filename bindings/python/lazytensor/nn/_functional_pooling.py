@@ -1,9 +1,12 @@
-"""Pooling: max_pool1d/2d, avg_pool1d/2d, adaptive_avg_pool1d/2d and adaptive_max_pool2d.
+"""Pooling: max_pool1d/2d/3d, avg_pool1d/2d/3d, max_unpool1d/2d/3d, adaptive_avg_pool1d/2d and
+adaptive_max_pool2d.
 
 - `max_pool2d` stacks the window like im2col, takes the argmax over the window and gathers it,
   so the gradient goes to exactly one element per window (PyTorch's first maximum), NaN wins.
 - `avg_pool2d` sums the window and divides by a per-window divisor built on the host from the
   shapes only (never from data).
+- `max_unpool2d` scatters each value to its flat index in a zero output (a scatter_add; see _max_unpool
+  for duplicate indices).
 - `adaptive_avg_pool2d` is two matmuls with host-built averaging matrices (or avg_pool2d when the
   sizes divide); `adaptive_max_pool2d` gathers rows/columns of each (variable) window padded by
   repeating its last element, so the maximum is unchanged.
@@ -77,6 +80,71 @@ def max_pool1d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
     return _max_pool(input, kernel_size, stride, padding, dilation, ceil_mode, return_indices, 1, "max_pool1d")
 
 
+def max_pool3d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False, return_indices=False):
+    return _max_pool(input, kernel_size, stride, padding, dilation, ceil_mode, return_indices, 3, "max_pool3d")
+
+
+def _unpool_size(spatial, k, s, p, output_size, nd, fn):
+    default = [(spatial[i] - 1) * s[i] + k[i] - 2 * p[i] for i in range(nd)]
+    if output_size is None:
+        return default
+    out = [int(v) for v in output_size]
+    if len(out) == nd + 2:
+        out = out[2:]
+    if len(out) != nd:
+        raise ValueError("{}: output_size should be a sequence containing {} or {} elements, but it has a length of "
+                         "'{}'".format(fn, nd, nd + 2, len(out)))
+    for i in range(nd):
+        lo, hi = default[i] - s[i], default[i] + s[i]
+        if not lo < out[i] < hi:
+            raise ValueError("{}: invalid output_size {} (dim {} must be between {} and {})".format(
+                fn, out, i, lo + 1, hi - 1))
+    return out
+
+
+def _max_unpool(input, indices, kernel_size, stride, padding, output_size, nd, fn):
+    """out.flat[indices] = input per (N, C) plane, zeros elsewhere.
+
+    max_pool's indices repeat only when windows overlap, and then name the same input element, so the values
+    written there are equal: a repeated position gets their mean (the value itself) and every source the full
+    upstream gradient, as PyTorch's gather backward. A position written once is the scatter_add itself."""
+    x, unbatched = _check_spatial(input, nd, fn)
+    if not isinstance(indices, _C.Tensor) or indices.dtype != _C.int64:
+        raise RuntimeError("{}: expected indices to be a long (int64) tensor, got {}".format(
+            fn, indices.dtype if isinstance(indices, _C.Tensor) else type(indices).__name__))
+    if _shape(indices) != _shape(input):
+        raise RuntimeError("{}: expected shape of indices to be same as that of the input tensor ({}) but got indices "
+                           "tensor with shape: {}".format(fn, _shape(input), _shape(indices)))
+    k = _tuple(kernel_size, nd, "kernel_size", fn)
+    s = k if stride is None else _tuple(stride, nd, "stride", fn)
+    p = _tuple(padding, nd, "padding", fn)
+    spatial = _shape(x)[2:]
+    out = _unpool_size(spatial, k, s, p, output_size, nd, fn)
+    n, c = x.shape[0], x.shape[1]
+    total = int(np.prod(out))
+    idx = (indices.unsqueeze(0) if unbatched else indices).reshape(n, c, -1)
+    src = x.reshape(n, c, -1)
+    zeros = _C.zeros(n, c, total, dtype=x.dtype)
+    summed = zeros.scatter_add(2, idx, src)
+    count = _C.zeros(n, c, total, dtype=x.dtype).scatter_add(2, idx, _C.ones(*_shape(src), dtype=x.dtype))
+    repeated = count > 1
+    mean = summed.detach() / _C._where3(repeated, count, 1.0)
+    y = _C._where3(repeated, summed - summed.detach() + mean, summed).reshape([n, c] + out)
+    return y.squeeze(0) if unbatched else y
+
+
+def max_unpool1d(input, indices, kernel_size, stride=None, padding=0, output_size=None):
+    return _max_unpool(input, indices, kernel_size, stride, padding, output_size, 1, "max_unpool1d")
+
+
+def max_unpool2d(input, indices, kernel_size, stride=None, padding=0, output_size=None):
+    return _max_unpool(input, indices, kernel_size, stride, padding, output_size, 2, "max_unpool2d")
+
+
+def max_unpool3d(input, indices, kernel_size, stride=None, padding=0, output_size=None):
+    return _max_unpool(input, indices, kernel_size, stride, padding, output_size, 3, "max_unpool3d")
+
+
 def _avg_pool(input, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override, nd, fn):
     x, unbatched, k, s, p, d, out = _pool_args(input, kernel_size, stride, padding, 1, nd, fn, ceil_mode)
     if not x.dtype.is_floating_point:
@@ -121,6 +189,12 @@ def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False, coun
 
 def avg_pool1d(input, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True):
     return _avg_pool(input, kernel_size, stride, padding, ceil_mode, count_include_pad, None, 1, "avg_pool1d")
+
+
+def avg_pool3d(input, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True,
+               divisor_override=None):
+    return _avg_pool(input, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override, 3,
+                     "avg_pool3d")
 
 
 def _adaptive_sizes(input, output_size, nd, fn):
@@ -209,5 +283,6 @@ def adaptive_max_pool2d(input, output_size, return_indices=False):
     return values, (idx.squeeze(0) if unbatched else idx)
 
 
-__all__ = ["max_pool1d", "max_pool2d", "avg_pool1d", "avg_pool2d", "adaptive_avg_pool1d", "adaptive_avg_pool2d",
+__all__ = ["max_pool1d", "max_pool2d", "max_pool3d", "max_unpool1d", "max_unpool2d", "max_unpool3d", "avg_pool1d",
+           "avg_pool2d", "avg_pool3d", "adaptive_avg_pool1d", "adaptive_avg_pool2d",
            "adaptive_max_pool2d"]

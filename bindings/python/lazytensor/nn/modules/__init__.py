@@ -10,11 +10,13 @@ from .normalization import (BatchNorm1d, BatchNorm2d, InstanceNorm1d, InstanceNo
                             LocalResponseNorm)
 from .sparse import Embedding, EmbeddingBag
 from .dropout import Dropout, Dropout1d, Dropout2d, AlphaDropout
-from .conv import Conv1d, Conv2d, ConvTranspose1d, ConvTranspose2d
+from .conv import Conv1d, Conv2d, Conv3d, ConvTranspose1d, ConvTranspose2d, ConvTranspose3d
 from .fold import Unfold, Fold
-from .pooling import MaxPool1d, MaxPool2d, AvgPool1d, AvgPool2d, AdaptiveAvgPool1d, AdaptiveAvgPool2d, AdaptiveMaxPool2d
+from .pooling import (MaxPool1d, MaxPool2d, MaxPool3d, MaxUnpool1d, MaxUnpool2d, MaxUnpool3d, AvgPool1d, AvgPool2d,
+                      AvgPool3d, AdaptiveAvgPool1d, AdaptiveAvgPool2d, AdaptiveMaxPool2d)
 from .upsampling import Upsample, UpsamplingNearest2d, UpsamplingBilinear2d
-from .padding import ZeroPad2d
+from .padding import (ZeroPad2d, ConstantPad1d, ConstantPad2d, ConstantPad3d, ReflectionPad1d, ReflectionPad2d,
+                      ReflectionPad3d, ReplicationPad1d, ReplicationPad2d, ReplicationPad3d)
 from .pixelshuffle import PixelShuffle, PixelUnshuffle
 from .channelshuffle import ChannelShuffle
 from .distance import CosineSimilarity, PairwiseDistance
@@ -32,10 +34,13 @@ __all__ = ["Module", "Sequential", "ModuleList", "ModuleDict", "ParameterList", 
            "Softsign", "Tanhshrink", "Hardsigmoid", "SELU", "CELU", "Softmax", "LogSoftmax", "Softmin", "Softmax2d",
            "MultiheadAttention", "Flatten", "Unflatten", "BatchNorm1d", "BatchNorm2d", "InstanceNorm1d",
            "InstanceNorm2d", "LayerNorm", "GroupNorm", "LocalResponseNorm", "Embedding", "EmbeddingBag", "Dropout",
-           "Dropout1d", "Dropout2d", "AlphaDropout", "Conv1d", "Conv2d", "ConvTranspose1d", "ConvTranspose2d", "Unfold",
-           "Fold", "MaxPool1d", "MaxPool2d", "AvgPool1d", "AvgPool2d", "AdaptiveAvgPool1d", "AdaptiveAvgPool2d",
-           "AdaptiveMaxPool2d", "Upsample", "UpsamplingNearest2d", "UpsamplingBilinear2d", "ZeroPad2d", "PixelShuffle",
-           "PixelUnshuffle", "ChannelShuffle", "CosineSimilarity", "PairwiseDistance", "CrossEntropyLoss", "NLLLoss",
+           "Dropout1d", "Dropout2d", "AlphaDropout", "Conv1d", "Conv2d", "Conv3d", "ConvTranspose1d", "ConvTranspose2d",
+           "ConvTranspose3d", "Unfold", "Fold", "MaxPool1d", "MaxPool2d", "MaxPool3d", "MaxUnpool1d", "MaxUnpool2d",
+           "MaxUnpool3d", "AvgPool1d", "AvgPool2d", "AvgPool3d", "AdaptiveAvgPool1d", "AdaptiveAvgPool2d",
+           "AdaptiveMaxPool2d", "Upsample", "UpsamplingNearest2d", "UpsamplingBilinear2d", "ZeroPad2d",
+           "ConstantPad1d", "ConstantPad2d", "ConstantPad3d", "ReflectionPad1d", "ReflectionPad2d", "ReflectionPad3d",
+           "ReplicationPad1d", "ReplicationPad2d", "ReplicationPad3d", "PixelShuffle", "PixelUnshuffle",
+           "ChannelShuffle", "CosineSimilarity", "PairwiseDistance", "CrossEntropyLoss", "NLLLoss",
            "MSELoss", "L1Loss", "SmoothL1Loss", "BCEWithLogitsLoss", "BCELoss", "KLDivLoss", "HuberLoss",
            "TripletMarginLoss", "MarginRankingLoss", "CosineEmbeddingLoss", "SoftMarginLoss",
            "MultiLabelSoftMarginLoss", "HingeEmbeddingLoss", "PoissonNLLLoss", "GaussianNLLLoss", "MultiMarginLoss",

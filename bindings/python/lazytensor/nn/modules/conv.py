@@ -1,4 +1,4 @@
-"""Convolution layers (PyTorch 1.13): Conv1d, Conv2d, ConvTranspose1d and ConvTranspose2d.
+"""Convolution layers (PyTorch 1.13): Conv1d/2d/3d and ConvTranspose1d/2d/3d.
 
 Functional code and how convolution is lowered: nn/_functional_conv.py.
 """
@@ -23,6 +23,20 @@ def _ntuple(v, n):
     return (v,) * n
 
 
+def _reversed_padding(padding, kernel_size, dilation):
+    """F.pad's argument for a non-'zeros' padding_mode: per spatial dim from the last, (left, right)."""
+    out = []
+    for i in reversed(range(len(kernel_size))):
+        if padding == "valid":
+            out += [0, 0]
+        elif padding == "same":
+            total = dilation[i] * (kernel_size[i] - 1)
+            out += [total // 2, total - total // 2]
+        else:
+            out += [padding[i], padding[i]]
+    return out
+
+
 class _ConvNd(Module):
     _nd = 2
     _fn = None
@@ -43,14 +57,12 @@ class _ConvNd(Module):
         if padding_mode not in ("zeros", "reflect", "replicate", "circular"):
             raise ValueError("padding_mode must be one of ['zeros', 'reflect', 'replicate', 'circular'], but got "
                              "padding_mode='{}'".format(padding_mode))
-        if padding_mode != "zeros":
-            raise NotImplementedError("{}: padding_mode='{}' is not supported by lazytensor (only 'zeros')".format(
-                type(self).__name__, padding_mode))
         self.in_channels, self.out_channels = in_channels, out_channels
         self.kernel_size, self.stride, self.padding, self.dilation = kernel_size, stride, padding, dilation
         self.transposed, self.output_padding = False, (0,) * n
         self.groups, self.padding_mode = groups, padding_mode
         _create_weight_and_bias(self, (out_channels, in_channels // groups) + kernel_size, out_channels, bias, dtype)
+        self._reversed_padding_repeated_twice = _reversed_padding(padding, kernel_size, dilation)
         self.reset_parameters()
 
     def reset_parameters(self):
@@ -72,6 +84,9 @@ class _ConvNd(Module):
         return s.format(**self.__dict__)
 
     def forward(self, input):
+        if self.padding_mode != "zeros":  # as PyTorch: pad with the mode, then convolve without padding
+            input = F.pad(input, self._reversed_padding_repeated_twice, mode=self.padding_mode)
+            return type(self)._fn(input, self.weight, self.bias, self.stride, 0, self.dilation, self.groups)
         return type(self)._fn(input, self.weight, self.bias, self.stride, self.padding, self.dilation, self.groups)
 
 
@@ -83,6 +98,11 @@ class Conv1d(_ConvNd):
 class Conv2d(_ConvNd):
     _nd = 2
     _fn = staticmethod(F.conv2d)
+
+
+class Conv3d(_ConvNd):
+    _nd = 3
+    _fn = staticmethod(F.conv3d)
 
 
 class _ConvTransposeNd(Module):
@@ -157,4 +177,13 @@ class ConvTranspose2d(_ConvTransposeNd):
                                   self.dilation)
 
 
-__all__ = ["Conv1d", "Conv2d", "ConvTranspose1d", "ConvTranspose2d"]
+class ConvTranspose3d(_ConvTransposeNd):
+    _nd = 3
+
+    def forward(self, input, output_size=None):
+        op = self._output_padding(input, output_size)
+        return F.conv_transpose3d(input, self.weight, self.bias, self.stride, self.padding, op, self.groups,
+                                  self.dilation)
+
+
+__all__ = ["Conv1d", "Conv2d", "Conv3d", "ConvTranspose1d", "ConvTranspose2d", "ConvTranspose3d"]

@@ -28,6 +28,48 @@ class MaxPool2d(_MaxPoolNd):
                             return_indices=self.return_indices)
 
 
+class MaxPool3d(_MaxPoolNd):
+    def forward(self, input):
+        return F.max_pool3d(input, self.kernel_size, self.stride, self.padding, self.dilation, ceil_mode=self.ceil_mode,
+                            return_indices=self.return_indices)
+
+
+def _ntuple(v, n):
+    return tuple(v) if isinstance(v, (list, tuple)) else (v,) * n
+
+
+class _MaxUnpoolNd(Module):
+    _fn = None
+    _nd = 2
+
+    def __init__(self, kernel_size, stride=None, padding=0):
+        super().__init__()
+        n = self._nd
+        self.kernel_size = _ntuple(kernel_size, n)
+        self.stride = _ntuple(stride if (stride is not None) else kernel_size, n)
+        self.padding = _ntuple(padding, n)
+
+    def forward(self, input, indices, output_size=None):
+        return type(self)._fn(input, indices, self.kernel_size, self.stride, self.padding, output_size)
+
+    def extra_repr(self):
+        return "kernel_size={}, stride={}, padding={}".format(self.kernel_size, self.stride, self.padding)
+
+
+class MaxUnpool1d(_MaxUnpoolNd):
+    _fn = staticmethod(F.max_unpool1d)
+    _nd = 1
+
+
+class MaxUnpool2d(_MaxUnpoolNd):
+    _fn = staticmethod(F.max_unpool2d)
+
+
+class MaxUnpool3d(_MaxUnpoolNd):
+    _fn = staticmethod(F.max_unpool3d)
+    _nd = 3
+
+
 class AvgPool1d(Module):
     def __init__(self, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True):
         super().__init__()
@@ -60,6 +102,12 @@ class AvgPool2d(Module):
         return "kernel_size={}, stride={}, padding={}".format(self.kernel_size, self.stride, self.padding)
 
 
+class AvgPool3d(AvgPool2d):
+    def forward(self, input):
+        return F.avg_pool3d(input, self.kernel_size, self.stride, self.padding, self.ceil_mode, self.count_include_pad,
+                            self.divisor_override)
+
+
 class _AdaptivePool(Module):
     def __init__(self, output_size):
         super().__init__()
@@ -88,5 +136,6 @@ class AdaptiveMaxPool2d(_AdaptivePool):
         return F.adaptive_max_pool2d(input, self.output_size, self.return_indices)
 
 
-__all__ = ["MaxPool1d", "MaxPool2d", "AvgPool1d", "AvgPool2d", "AdaptiveAvgPool1d", "AdaptiveAvgPool2d",
+__all__ = ["MaxPool1d", "MaxPool2d", "MaxPool3d", "MaxUnpool1d", "MaxUnpool2d", "MaxUnpool3d", "AvgPool1d",
+           "AvgPool2d", "AvgPool3d", "AdaptiveAvgPool1d", "AdaptiveAvgPool2d",
            "AdaptiveMaxPool2d"]
