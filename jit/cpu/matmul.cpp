@@ -198,6 +198,20 @@ Dims dims_of(const Kernel& k, const Blocking& bl) {
   return d;
 }
 
+// Whether an operand is packed by pack_strided at every launch: a strided view
+// with a literal or index-argument base that does not depend on the batch,
+// and no index checks to run. Its pack kernel is then never called, so it is
+// not generated (a linear layer's operands: about half a small matmul's
+// compile time).
+bool packs_directly(const Kernel& k, bool lhs) {
+  const MatMulView& v = lhs ? k.mm_lhs_view : k.mm_rhs_view;
+  MatMulChecks checks = matmul_unread_checks(k);
+  if (!(lhs ? checks.lhs : checks.rhs).empty() || !v.valid()) return false;
+  KOpCode base = k.ops[v.base].code;
+  if (base != KOpCode::Const && base != KOpCode::Param) return false;
+  return !reads_coord0(k, lhs ? k.mm_lhs : k.mm_rhs);
+}
+
 // One operand as the packing sees it: lhs packs rows m into MR-row panels
 // [batch_a][P][K][MR], rhs packs columns n into NR-column panels [batch_b][Q][K][NR].
 struct Operand {
@@ -480,8 +494,8 @@ std::shared_ptr<const Table> table_for(const Kernel& k, KernelFn fn, const std::
   if (it != tables().end() && it->second.serves(owner)) return it->second.table;
   std::string sym = kernel_symbol(k);
   auto t = std::make_shared<Table>();
-  t->pack_a = reinterpret_cast<KernelFn>(lookup_jit_symbol(sym + ".pack_a"));
-  t->pack_b = reinterpret_cast<KernelFn>(lookup_jit_symbol(sym + ".pack_b"));
+  t->pack_a = packs_directly(k, true) ? nullptr : reinterpret_cast<KernelFn>(lookup_jit_symbol(sym + ".pack_a"));
+  t->pack_b = packs_directly(k, false) ? nullptr : reinterpret_cast<KernelFn>(lookup_jit_symbol(sym + ".pack_b"));
   t->epi = reinterpret_cast<KernelFn>(lookup_jit_symbol(sym + ".epi"));
   int64_t cfg = reinterpret_cast<CfgFn>(lookup_jit_symbol(sym + ".cfg"))();
   t->bl.mr = static_cast<int>(cfg & 0xff);
@@ -648,8 +662,8 @@ void generate_matmul_kernel(const Kernel& k, llvm::Module& m, const std::string&
   if (dt == DType::Bool) fail(ErrorKind::NotImplemented, "cpu matmul: bool");
   Blocking bl = blocking_for(dt);
   Dims d = dims_of(k, bl);
-  generate_kernel(pack_kernel(k, true, bl, d), m, symbol + ".pack_a");
-  generate_kernel(pack_kernel(k, false, bl, d), m, symbol + ".pack_b");
+  if (!packs_directly(k, true)) generate_kernel(pack_kernel(k, true, bl, d), m, symbol + ".pack_a");
+  if (!packs_directly(k, false)) generate_kernel(pack_kernel(k, false, bl, d), m, symbol + ".pack_b");
   generate_kernel(epilogue_kernel(k), m, symbol + ".epi");
   llvm::LLVMContext& ctx = m.getContext();
   llvm::IRBuilder<> b(ctx);

@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "ir/counters.h"
 #include "tools/fuzz/fuzz.h"
 #if LT_HAVE_CPU_JIT
 #include "cache/cpu_backend.h"
@@ -67,5 +68,8 @@ int main(int argc, char** argv) {
   std::printf("%lld programs (%lld with gradients), %lld runs, %lld mismatches in %.1f s (%.1f programs/s)\n",
               static_cast<long long>(s.programs), static_cast<long long>(s.gradient_programs),
               static_cast<long long>(s.runs), static_cast<long long>(s.mismatches), elapsed(), s.programs / elapsed());
+  if (lt::counter_value("kernels_generic") > 0)  // how often the cpu backend ran shape-generic kernels (scheduler/generic.h)
+    std::printf("%lld kernels rewritten to shape-generic forms\n",
+                static_cast<long long>(lt::counter_value("kernels_generic")));
   return s.mismatches ? 1 : 0;
 }
