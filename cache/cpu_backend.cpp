@@ -171,6 +171,7 @@ struct Executable {
   std::vector<cpu::KernelEntry> fns;
   std::vector<std::unique_ptr<Promotion>> promotions;  // per kernel; null where it runs at Full
   std::vector<size_t> first;  // the first kernel with the same key (whose entry and promotion it shares)
+  int generic = 0;            // plan kernels rewritten to a shape-generic form (LT_DEBUG=1)
 };
 
 class CpuBackend final : public Backend {
@@ -366,7 +367,7 @@ std::shared_ptr<const Executable> CpuBackend::executable(const Trace& trace, con
   // form, compiled once for all of them (scheduler/generic.h).
   if (generic_kernels_enabled())
     for (Kernel& k : plan.kernels)
-      if (generic_.generalize(&k)) counters::kernels_generic.add();
+      if (generic_.generalize(&k)) counters::kernels_generic.add(), ++exe->generic;
   exe->plan = std::make_shared<const Plan>(std::move(plan));
   if (debug_level() >= 3) std::fprintf(stderr, "[lt] %s", exe->plan->print().c_str());
   // The plan's kernels are fetched (memory, disk, or compiled) on several
@@ -488,9 +489,9 @@ std::vector<BufferPtr> CpuBackend::launch(const Executable& exe, const std::vect
   for (int32_t b : plan.outputs) outputs.push_back(bound[b]);
   if (debug_level() >= 1) {
     auto t2 = Clock::now();
-    std::fprintf(stderr, "[lt] sync trace=%s %s policy=%s kernels=%zu compiled=%d compile_ms=%.2f run_ms=%.3f\n",
-                 hash_hex(hash).c_str(), hit ? "hit" : "miss", plan.policy.c_str(), plan.kernels.size(), compiled,
-                 compile_ms, ms_between(t1, t2));
+    std::fprintf(stderr, "[lt] sync trace=%s %s policy=%s kernels=%zu generic=%d compiled=%d compile_ms=%.2f run_ms=%.3f\n",
+                 hash_hex(hash).c_str(), hit ? "hit" : "miss", plan.policy.c_str(), plan.kernels.size(), exe.generic,
+                 compiled, compile_ms, ms_between(t1, t2));
   }
   return outputs;
 }

@@ -224,6 +224,9 @@ bool GenericKernels::generalize(Kernel* kernel) {
   Kernel split = const_split(*kernel);
   KernelSignature sig = kernel_signature(split);
   std::lock_guard<std::mutex> lock(mu_);
+  // A process that plans ever new structures keeps a bounded memory of them
+  // (forgetting one costs at most one more compile of its kernels).
+  if (templates_.size() >= kMaxTemplates && !templates_.contains(sig.structure)) templates_.clear();
   auto [it, fresh] = templates_.try_emplace(sig.structure);
   Template& t = it->second;
   if (fresh) {

@@ -79,6 +79,7 @@ class GenericKernels {
     std::vector<char> vary;       ///< positions that are runtime arguments; all 0 until a second size is seen
     bool generic = false;
   };
+  static constexpr size_t kMaxTemplates = 1 << 14;
   mutable std::mutex mu_;
   absl::flat_hash_map<Hash128, Template> templates_;
   int64_t rewritten_ = 0;
