@@ -2,6 +2,7 @@
 #include "scheduler/generic.h"
 
 #include <cstdint>
+#include <algorithm>
 #include <cstring>
 #include <functional>
 
@@ -118,6 +119,12 @@ bool split_pass(const Kernel& k, bool trees, size_t cap, Kernel* out) {
   out->mm_lhs_view.base = use(k.mm_lhs_view.base);
   out->mm_rhs_view.base = use(k.mm_rhs_view.base);
   return ok;
+}
+
+Hash128 values_key(const KernelSignature& sig) {
+  StableHasher h;
+  for (int64_t v : sig.values) h.add(static_cast<uint64_t>(v));
+  return h.finish();
 }
 
 }  // namespace
@@ -240,6 +247,22 @@ bool GenericKernels::generalize(Kernel* kernel) {
   for (size_t i = 0; i < vary.size(); ++i)
     if (sig.values[i] != t.values[i]) vary[i] = 1, first_values = false;
   if (first_values) return false;
+  if (!t.generic) {
+    int64_t steps = 1;
+    for (int64_t d : kernel->domain) steps = d > 0 && steps > INT64_MAX / d ? INT64_MAX : steps * d;
+    if (steps >= kLargeKernelSteps) {
+      Hash128 key = values_key(sig);
+      if (std::find(t.specialised.begin(), t.specialised.end(), key) != t.specialised.end()) return false;
+      if (t.specialised.size() + 1 < kSpecialisedSizes) {
+        t.specialised.push_back(key);
+        return false;
+      }
+    }
+  } else if (!t.specialised.empty()) {
+    // A size that was compiled as it is keeps its specialised kernel.
+    Hash128 key = values_key(sig);
+    if (std::find(t.specialised.begin(), t.specialised.end(), key) != t.specialised.end()) return false;
+  }
   Kernel g;
   if (!make_generic(split, sig, vary, &g)) return false;
   t.vary = std::move(vary);

@@ -76,9 +76,18 @@ class GenericKernels {
  private:
   struct Template {
     std::vector<int64_t> values;  ///< the first kernel's
-    std::vector<char> vary;       ///< positions that are runtime arguments; all 0 until a second size is seen
+    std::vector<char> vary;       ///< positions that are runtime arguments; all 0 until generic
     bool generic = false;
+    std::vector<Hash128> specialised;  ///< other sizes compiled as they are (large kernels, see below)
   };
+  /// Kernels of at least this many loop steps (product of the domain's
+  /// extents; a matmul's multiply-adds) run long enough that a specialised
+  /// compile pays for itself: they stay specialised for their first
+  /// kSpecialisedSizes sizes (a benchmark's few sizes, a last smaller batch)
+  /// and go generic only when the sizes keep changing. Smaller kernels, whose
+  /// compile costs more than many launches, go generic at their second size.
+  static constexpr int64_t kLargeKernelSteps = int64_t{1} << 20;
+  static constexpr size_t kSpecialisedSizes = 4;
   static constexpr size_t kMaxTemplates = 1 << 14;
   mutable std::mutex mu_;
   absl::flat_hash_map<Hash128, Template> templates_;

@@ -147,13 +147,32 @@ bool affine_offset(const Kernel& k, int32_t id, std::vector<int64_t>* coeffs, bo
   auto is_const = [&](const std::vector<int64_t>& g, bool known) {
     return known && std::all_of(g.begin(), g.end() - 1, [](int64_t x) { return x == 0; });
   };
-  if (o.op == Op::Mul && !is_const(a, a_known) && !is_const(c, c_known)) return false;
+  // A constant that is a runtime value: all coordinate coefficients zero, the constant unknown.
+  auto is_runtime = [&](const std::vector<int64_t>& g, bool known) {
+    return !known && std::all_of(g.begin(), g.end() - 1, [](int64_t x) { return x == 0; });
+  };
+  auto runtime = [](int64_t x) { return x == kRuntimeStride; };
+  if (o.op == Op::Mul && !is_const(a, a_known) && !is_const(c, c_known)) {
+    if (!is_runtime(a, a_known) && !is_runtime(c, c_known)) return false;
+    // coordinates times a runtime value: their coefficients are runtime strides
+    const std::vector<int64_t>& g = is_runtime(c, c_known) ? a : c;
+    for (size_t i = 0; i < r; ++i) f[i] = g[i] != 0 ? kRuntimeStride : 0;
+    f[r] = 0;
+    *constant_known = false;
+    return true;
+  }
+  if (o.op != Op::Add && o.op != Op::Sub && o.op != Op::Mul) return false;
+  const bool c_const = o.op == Op::Mul && is_const(c, c_known);
   for (size_t i = 0; i <= r; ++i) {
-    if (o.op == Op::Add) f[i] = a[i] + c[i];
-    else if (o.op == Op::Sub) f[i] = a[i] - c[i];
-    else if (o.op == Op::Mul && is_const(c, c_known)) f[i] = a[i] * c[r];
-    else if (o.op == Op::Mul) f[i] = c[i] * a[r];
-    else return false;
+    if (o.op == Op::Mul) {
+      const std::vector<int64_t>& g = c_const ? a : c;
+      const int64_t factor = c_const ? c[r] : a[r];
+      f[i] = factor == 0 ? 0 : runtime(g[i]) ? kRuntimeStride : g[i] * factor;
+    } else if (runtime(a[i]) || runtime(c[i])) {
+      f[i] = kRuntimeStride;
+    } else {
+      f[i] = o.op == Op::Add ? a[i] + c[i] : a[i] - c[i];
+    }
   }
   if (constant_known && (!a_known || !c_known)) *constant_known = false;
   return true;

@@ -46,6 +46,7 @@
 #pragma once
 
 #include <cstdint>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -195,7 +196,9 @@ MatMulChecks matmul_unread_checks(const Kernel& kernel);
 /// False for anything else (divisions, loads: gathers). An i64 Param (an
 /// index argument) is a constant not known at compile time: allowed only when
 /// `constant_known` is given, which is then set false and (*coeffs)[rank]
-/// holds only the known part.
+/// holds only the known part; a coordinate multiplied by one (a stride of a
+/// shape-generic kernel) gets the coefficient kRuntimeStride.
+constexpr int64_t kRuntimeStride = std::numeric_limits<int64_t>::min() / 2;
 bool affine_offset(const Kernel& kernel, int32_t id, std::vector<int64_t>* coeffs, bool* constant_known = nullptr);
 
 /// Rows kernels: the row-level values element-level op `id` reads, directly or
