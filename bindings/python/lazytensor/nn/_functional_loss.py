@@ -66,7 +66,7 @@ def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, r
     cdim = 1 if input.dim() > 1 else 0
     n = input.shape[cdim]
     valid = target != ignore_index
-    safe = _C._where3(valid, target, 0)
+    safe = _C._class_target(_C._where3(valid, target, 0), n)  # IndexError "Target N is out of bounds."
     picked = input.gather(cdim, safe.unsqueeze(cdim)).squeeze(cdim)
     w = weight.index_select(0, safe.reshape(-1)).reshape(safe.shape)
     w = _C._where3(valid, w, 0.0)
