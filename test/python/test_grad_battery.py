@@ -321,8 +321,6 @@ XFAILS = {  # case id: (gradient xfails, value xfails)
     "sinc": ({"float64": "at x = 1e-8 both derivatives are cancellation noise (exact -3.29e-8): torch's "
                          "(pi x cos(pi x) - sin(pi x)) / (pi x^2) gives -2.86e-8, lazytensor's chain rule "
                          "-5.96e-8"}, {}),
-    "special_entr": ({"all": "torch's derivative is -(1 + log x) everywhere: +inf at 0 and NaN below 0, where "
-                             "lazytensor's where() over the branches gives 0"}, {}),
     "logsumexp-dim1": ({"float32": _LSE_1E4}, {}),
     "special_logsumexp": ({"float32": _LSE_1E4}, {}),
     "topk": ({"all": _TIES}, {}),
