@@ -457,6 +457,7 @@ void bind_functions(py::module_& m) {
   m.def("_nll_loss", [reduction_of](PyTensor& x, PyTensor& t, const std::string& r, int64_t ignore) {
     return wrap(lt::nll_loss(x.get(), t.get(), reduction_of(r), ignore));
   });
+  m.def("_class_target", [](PyTensor& t, int64_t n) { return wrap(lt::class_target(t.get(), n)); });
 
   // sync and debug
   m.def("sync", [](py::args tensors) {

@@ -215,8 +215,17 @@ py::object reduce_minmax(PyTensor& self, py::handle dim, bool keepdim, bool is_m
   }
   if (is_tensor(dim)) return wrap(is_max ? lt::maximum(x, as_tensor(dim).get()) : lt::minimum(x, as_tensor(dim).get()));
   int64_t d = dim.cast<int64_t>();
-  Tensor values = is_max ? lt::amax(x, {d}, keepdim) : lt::amin(x, {d}, keepdim);
   Tensor indices = is_max ? lt::argmax(x, d, keepdim) : lt::argmin(x, d, keepdim);
+  // The values' gradient goes to the element at the index, as PyTorch's (amax shares it among ties):
+  // gather there when a gradient can be wanted. The index is argmax's first NaN or first extreme, so the
+  // value is amax's.
+  Tensor values;
+  if (x.requires_grad() && lt::grad_mode_enabled() && x.dim() > 0) {
+    Tensor at = lt::gather(x, d, keepdim ? indices : indices.unsqueeze(d));
+    values = keepdim ? at : at.squeeze(d);
+  } else {
+    values = is_max ? lt::amax(x, {d}, keepdim) : lt::amin(x, {d}, keepdim);
+  }
   return (is_max ? g_max_type : g_min_type)(wrap(values), wrap(indices));
 }
 

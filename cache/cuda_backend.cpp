@@ -254,9 +254,7 @@ std::vector<BufferPtr> CudaBackend::run(const Trace& trace, const RunOptions& op
   cuda::copy_to_host(&err, error_slot.ptr(), sizeof err);
   cuda::synchronize();
   if (err.code != 0) {
-    Op op = check_index_op(err.code);
-    fail(check_index_kind(err.code), op_name(op), ": index ", err.value, " is out of bounds for dimension ", err.axis,
-         " with size ", err.bound);
+    raise_bad_index(err.code, err.value, err.axis, err.bound);
   }
   if (debug_level() >= 1) {
     std::fprintf(stderr, "[lt] sync trace=%s %s backend=cuda policy=%s kernels=%zu compiled=%d compile_ms=%.2f run_ms=%.3f\n",

@@ -171,6 +171,9 @@ NodePtr cross_entropy(const NodePtr& logits, const NodePtr& target, Reduction re
                       int64_t ignore_index = -100);
 NodePtr nll_loss(const NodePtr& log_probs, const NodePtr& target, Reduction reduction = Reduction::Mean,
                  int64_t ignore_index = -100);
+/// The int64 class indices `target`, checked against [0, num_classes) wherever they are read: a value or
+/// gradient computed from the result raises PyTorch's IndexError "Target N is out of bounds.".
+NodePtr class_target(const NodePtr& target, int64_t num_classes);
 NodePtr mse_loss(const NodePtr& input, const NodePtr& target, Reduction reduction = Reduction::Mean);
 NodePtr one_hot(const NodePtr& index, int64_t num_classes = -1);
 NodePtr embedding(const NodePtr& weight, const NodePtr& index);

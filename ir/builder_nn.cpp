@@ -264,13 +264,26 @@ static void check_class_target(std::string_view op, const NodePtr& input, const 
   }
 }
 
+NodePtr class_target(const NodePtr& target, int64_t num_classes) {
+  if (target->dtype != DType::Int64) {
+    fail(ErrorKind::Runtime, "class_target: expected int64 class indices, got ", dtype_name(target->dtype));
+  }
+  if (target->numel() == 0) return target;
+  // A gather from iota(num_classes) is the identity on valid indices; its index check (attrs {0, 2}) is an
+  // effect every backend keeps, so the loss and also a gradient alone (whose one-hot where(iota == target)
+  // would turn a bad target into a silent zero row) raise.
+  NodePtr flat = reshape_exact(target, Shape{target->numel()});
+  NodePtr checked = make_node(Op::Gather, DType::Int64, flat->shape, {0, 2}, {iota(Shape{num_classes}, 0), flat});
+  return reshape_exact(checked, target->shape);
+}
+
 NodePtr nll_loss(const NodePtr& log_probs, const NodePtr& target, Reduction reduction, int64_t ignore_index) {
   require_floating("nll_loss", log_probs);
   check_class_target("nll_loss", log_probs, target);
   int64_t cdim = log_probs->ndim() >= 2 ? 1 : 0;
   NodePtr ignore = scalar_int(ignore_index, DType::Int64, false);
   NodePtr valid = ne(target, ignore);
-  NodePtr safe = where(valid, target, scalar_int(0, DType::Int64, false));
+  NodePtr safe = class_target(where(valid, target, scalar_int(0, DType::Int64, false)), log_probs->shape[cdim]);
   NodePtr picked = squeeze(gather_raising(log_probs, cdim, unsqueeze(safe, cdim), ErrorKind::Index), cdim);
   NodePtr loss = where(valid, neg(picked), scalar(0.0, log_probs->dtype, false));
   if (reduction != Reduction::Mean) return reduce_loss(loss, reduction);

@@ -123,7 +123,10 @@ NodePtr var(const NodePtr& x, absl::Span<const int64_t> dims, int64_t correction
 }
 
 NodePtr std(const NodePtr& x, absl::Span<const int64_t> dims, int64_t correction, bool keepdim) {
-  return sqrt(var(x, dims, correction, keepdim));
+  // PyTorch's gradient where the std is 0 (a constant row) is 0; sqrt's would be g / 0 times var's 0 = NaN.
+  NodePtr v = var(x, dims, correction, keepdim);
+  NodePtr zero = eq(v, constant_like(v, 0.0));
+  return where(zero, constant_like(v, 0.0), sqrt(where(zero, constant_like(v, 1.0), v)));
 }
 
 NodePtr logsumexp(const NodePtr& x, absl::Span<const int64_t> dims, bool keepdim) {

@@ -50,6 +50,8 @@ namespace {
 ErrorKind bad_index_kind(const TraceNode& n) {
   return n.attrs.size() > 1 && n.attrs[1] == 1 ? ErrorKind::Runtime : ErrorKind::Index;
 }
+// A class target of nll_loss (attrs {axis, 2}) raises PyTorch's message.
+bool is_class_target(const TraceNode& n) { return n.attrs.size() > 1 && n.attrs[1] == 2; }
 }  // namespace
 
 BufferPtr Evaluator::eval() {
@@ -129,9 +131,10 @@ int64_t Evaluator::scalar_input_as_int(size_t k) const {
 
 int64_t Evaluator::axis_attr() const {
   const TraceNode& n = node();
-  // Gather and ScatterAdd may carry a second attr: 1 = an index out of range raises ErrorKind::Runtime.
+  // Gather and ScatterAdd may carry a second attr: 1 = an index out of range raises ErrorKind::Runtime,
+  // 2 = the index is a class target (nll_loss's IndexError "Target N is out of bounds.").
   bool indexed = (n.op == Op::Gather || n.op == Op::ScatterAdd) && n.attrs.size() == 2 &&
-                 (n.attrs[1] == 0 || n.attrs[1] == 1);
+                 (n.attrs[1] == 0 || n.attrs[1] == 1 || n.attrs[1] == 2);
   if (n.attrs.size() != 1 && !indexed) error(ErrorKind::Runtime, "expected attrs {axis}");
   int64_t axis = n.attrs[0];
   if (axis < 0 || axis >= static_cast<int64_t>(n.shape.size())) error(ErrorKind::Index, "axis ", axis, " out of range");
@@ -480,6 +483,7 @@ BufferPtr Evaluator::eval_gather() {
     S* y = out->as<S>();
     for_each_index<2>(n.shape, {out_strides.data(), x_strides.data()}, {0, 0}, [&](const Offsets<2>& o) {
       const int64_t i = idx[o[0]];
+      if ((i < 0 || i >= size) && is_class_target(n)) error(ErrorKind::Index, "Target ", i, " is out of bounds.");
       if (i < 0 || i >= size)
         error(bad_index_kind(n), "gather index ", i, " is out of bounds for dim ", axis, " with size ", size);
       y[o[0]] = xs[o[1] + i * axis_stride];

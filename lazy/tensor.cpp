@@ -530,6 +530,7 @@ Tensor layer_norm(const Tensor& x, absl::Span<const int64_t> ns, const Tensor& w
 Tensor cross_entropy(const Tensor& l, const Tensor& t, Reduction r, int64_t ig) {
   return wrap(ops::cross_entropy(N(l), N(t), r, ig));
 }
+Tensor class_target(const Tensor& t, int64_t n) { return wrap(ops::class_target(N(t), n)); }
 Tensor nll_loss(const Tensor& l, const Tensor& t, Reduction r, int64_t ig) {
   return wrap(ops::nll_loss(N(l), N(t), r, ig));
 }

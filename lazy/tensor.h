@@ -306,6 +306,7 @@ Tensor layer_norm(const Tensor& x, absl::Span<const int64_t> normalized_shape, c
 using ops::Reduction;
 Tensor cross_entropy(const Tensor& logits, const Tensor& target, Reduction reduction = Reduction::Mean,
                      int64_t ignore_index = -100);
+Tensor class_target(const Tensor& target, int64_t num_classes);
 Tensor nll_loss(const Tensor& log_probs, const Tensor& target, Reduction reduction = Reduction::Mean,
                 int64_t ignore_index = -100);
 Tensor mse_loss(const Tensor& input, const Tensor& target, Reduction reduction = Reduction::Mean);

@@ -92,10 +92,24 @@ inline bool is_effect(KOpCode code) {
 /// PyTorch's gather, scatter_add and one_hot do (index_select, embedding,
 /// index_add and nll_loss raise IndexError: no flag).
 constexpr int64_t kCheckIndexRuntime = int64_t{1} << 16;
+/// CheckIndex imm2 flag: the index is a class target of nll_loss / cross_entropy; out of range it raises
+/// PyTorch's IndexError "Target N is out of bounds."
+constexpr int64_t kCheckIndexTarget = int64_t{1} << 17;
+/// The CheckIndex flags of a Gather or ScatterAdd node's attrs ({axis}, {axis, 1}: Runtime, {axis, 2}: target).
+inline int64_t check_index_flags(const Attrs& attrs) {
+  if (attrs.size() < 2) return 0;
+  return attrs[1] == 1 ? kCheckIndexRuntime : attrs[1] == 2 ? kCheckIndexTarget : 0;
+}
 /// The Op and the error kind of a backend's error slot code (1 + imm2).
 inline Op check_index_op(int64_t code) { return static_cast<Op>((code - 1) & (kCheckIndexRuntime - 1)); }
 inline ErrorKind check_index_kind(int64_t code) {
   return ((code - 1) & kCheckIndexRuntime) ? ErrorKind::Runtime : ErrorKind::Index;
+}
+/// Raises the error a backend's error slot reports (code != 0).
+[[noreturn]] inline void raise_bad_index(int64_t code, int64_t value, int64_t axis, int64_t bound) {
+  if ((code - 1) & kCheckIndexTarget) fail(ErrorKind::Index, "Target ", value, " is out of bounds.");
+  fail(check_index_kind(code), op_name(check_index_op(code)), ": index ", value, " is out of bounds for dimension ",
+       axis, " with size ", bound);
 }
 
 /// One scalar op. 40 bytes; kernels hold a few hundred at most.

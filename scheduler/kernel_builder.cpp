@@ -151,7 +151,7 @@ int32_t KernelBuilder::random(int32_t seed, int32_t linear, int64_t stream, DTyp
   return intern(o, IndexRange{});
 }
 
-int32_t KernelBuilder::check_index(int32_t index, int64_t bound, Op op, int64_t axis, bool runtime_error) {
+int32_t KernelBuilder::check_index(int32_t index, int64_t bound, Op op, int64_t axis, int64_t flags) {
   IndexRange r = ranges_[index];
   if (r.known() && r.lo >= 0 && r.hi < bound && k_->ops[index].dtype == DType::Int64) return index;
   KOp o;
@@ -160,7 +160,7 @@ int32_t KernelBuilder::check_index(int32_t index, int64_t bound, Op op, int64_t 
   o.num_inputs = 1;
   o.inputs[0] = index;
   o.imm = bound;
-  o.imm2 = static_cast<int64_t>(op) | (runtime_error ? kCheckIndexRuntime : 0);
+  o.imm2 = static_cast<int64_t>(op) | flags;
   o.fimm = static_cast<double>(axis);
   return intern(o, {0, std::max<int64_t>(bound - 1, 0)});
 }

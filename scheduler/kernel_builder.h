@@ -40,8 +40,9 @@ class KernelBuilder {
   int32_t reduce(Op op, DType dtype, int32_t input);
   int32_t scan(DType dtype, int32_t input);
   int32_t random(int32_t seed, int32_t linear, int64_t stream, DType dtype);
-  /// `runtime_error`: an index out of range raises ErrorKind::Runtime (else Index); see kernel_error_kind().
-  int32_t check_index(int32_t index, int64_t bound, Op op, int64_t axis, bool runtime_error = false);
+  /// `flags`: kCheckIndexRuntime (an index out of range raises ErrorKind::Runtime, else Index) or
+  /// kCheckIndexTarget (a class target: PyTorch's "Target N is out of bounds."); see check_index_flags().
+  int32_t check_index(int32_t index, int64_t bound, Op op, int64_t axis, int64_t flags = 0);
 
   // i64 index arithmetic (folded).
   int32_t add(int32_t a, int32_t b) { return compute(Op::Add, DType::Int64, {a, b}); }

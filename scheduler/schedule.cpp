@@ -395,7 +395,7 @@ int32_t Scheduler::emit_uncached(Ctx& c, int32_t node, const Coords& co) {
       const TraceNode& x = t_.nodes[in(0)];
       int32_t idx = kb.compute(Op::Cast, DType::Int64, {emit(c, in(1), co)});
       Coords ci = co;
-      ci[axis] = kb.check_index(idx, x.shape[axis], Op::Gather, axis, n.attrs.size() > 1 && n.attrs[1] == 1);
+      ci[axis] = kb.check_index(idx, x.shape[axis], Op::Gather, axis, check_index_flags(n.attrs));
       return emit(c, in(0), ci);
     }
     case OpKind::Reduce: {
@@ -546,7 +546,7 @@ void Scheduler::build_kernels_for(int32_t node) {
       Kernel k = make(node, index.shape, -1, false, [&](Ctx& c) {
         int32_t idx = c.kb.compute(Op::Cast, DType::Int64, {emit(c, n.inputs[1], c.lc)});
         Coords oc = c.lc;
-        oc[axis] = c.kb.check_index(idx, n.shape[axis], Op::ScatterAdd, axis, n.attrs.size() > 1 && n.attrs[1] == 1);
+        oc[axis] = c.kb.check_index(idx, n.shape[axis], Op::ScatterAdd, axis, check_index_flags(n.attrs));
         int32_t src = emit(c, n.inputs[2], c.lc);
         c.kb.store(kbuf(c, out, true), c.kb.linear(oc.data(), n.shape), src, true);
       });

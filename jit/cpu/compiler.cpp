@@ -632,9 +632,7 @@ namespace {
 
 void raise_kernel_error(const ErrorSlot& err) {
   if (err.code == 0) return;
-  Op op = check_index_op(err.code);
-  fail(check_index_kind(err.code), op_name(op), ": index ", err.value, " is out of bounds for dimension ", err.axis,
-       " with size ", err.bound);
+  raise_bad_index(err.code, err.value, err.axis, err.bound);
 }
 
 // Chunk of a split row: fixed by the row length only (determinism), at

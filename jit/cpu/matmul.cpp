@@ -800,9 +800,7 @@ void launch_matmul(const Kernel& k, KernelFn fn, const std::shared_ptr<const voi
                  (long)d.M, (long)d.N, (long)d.K, std::chrono::duration<double, std::milli>(t_packed - t_start).count(),
                  std::chrono::duration<double, std::milli>(now() - t_packed).count(), (long)total, (long)mc, (long)nc);
   if (err.code != 0) {
-    Op op = check_index_op(err.code);
-    fail(check_index_kind(err.code), op_name(op), ": index ", err.value, " is out of bounds for dimension ", err.axis,
-         " with size ", err.bound);
+    raise_bad_index(err.code, err.value, err.axis, err.bound);
   }
 }
 

@@ -175,3 +175,51 @@ def test_loss_errors():
     a, b = pair(np.random.randn(3, 4))  # a broadcast target, as torch
     c, d = pair(np.array([1.0, -1.0, 1.0, 1.0]))
     assert_same(LF.soft_margin_loss(a, c), TF.soft_margin_loss(b, d))
+
+
+# A class target out of range raises PyTorch's IndexError "Target N is out of bounds." when anything computed
+# from it is materialised: the loss, or only a gradient (whose one-hot where(iota == target) has no bound of its
+# own). The ignore_index is exempt, as in PyTorch.
+BAD_TARGETS = [
+    ("cross_entropy", {}, (2, 3), [0, 3]), ("nll_loss", {}, (2, 3), [0, -1]),
+    ("cross_entropy", dict(reduction="none"), (2, 3), [5, 0]),
+    ("cross_entropy", dict(weight=True), (2, 3), [0, 3]), ("nll_loss", dict(weight=True), (2, 3), [3, 0]),
+    ("cross_entropy", dict(label_smoothing=0.1), (2, 3), [0, 3]),
+    ("cross_entropy", {}, (2, 3, 4), [[0, 3, 1, 1], [0, 0, 0, 0]]), ("cross_entropy", {}, (3,), 5),
+]
+
+
+def _bad_target_call(fn, kw, m, x, t):
+    kw = dict(kw)
+    if kw.pop("weight", False):
+        kw["weight"] = m.ones(x.shape[1 if x.dim() > 1 else 0], dtype=x.dtype)
+    return getattr(m.nn.functional, fn)(x, t, **kw)
+
+
+@pytest.mark.parametrize("fn,kw,shape,target", BAD_TARGETS, ids=str)
+def test_class_target_out_of_range_raises_index_error(fn, kw, shape, target):
+    x = np.random.randn(*shape).astype(np.float32)
+    with pytest.raises(IndexError) as want:
+        _bad_target_call(fn, kw, torch, torch.from_numpy(x), torch.tensor(target))
+    with pytest.raises(IndexError) as got:
+        _bad_target_call(fn, kw, lt, lt.from_numpy(x), lt.tensor(target)).numpy()
+    assert str(want.value) in str(got.value)  # "Target 3 is out of bounds."
+
+
+@pytest.mark.parametrize("fn,kw,shape,target", BAD_TARGETS, ids=str)
+def test_class_target_out_of_range_raises_for_the_gradient_alone(fn, kw, shape, target):
+    x = lt.from_numpy(np.random.randn(*shape).astype(np.float32)).requires_grad_(True)
+    loss = _bad_target_call(fn, kw, lt, x, lt.tensor(target))
+    loss.sum().backward()
+    with pytest.raises(IndexError, match="is out of bounds"):
+        x.grad.numpy()
+
+
+def test_ignored_class_target_may_be_out_of_range():
+    a, b = pair(np.random.randn(2, 3).astype(np.float32), requires_grad=True)
+    la = LF.cross_entropy(a, lt.tensor([1, -100]))
+    tb = TF.cross_entropy(b, torch.tensor([1, -100]))
+    assert_same(la, tb)
+    la.backward()
+    tb.backward()
+    assert_same(a.grad, b.grad)

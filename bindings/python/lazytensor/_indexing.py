@@ -92,15 +92,58 @@ def index_fill(input, dim, index, value):
 
 
 def _added_into_zeros(x, op, d, idx, src):
-    """zeros like x with src added at idx along d by `op` (index_add or scatter_add); bool as any-true."""
+    """zeros like x with src added at idx along d by `op` (index_add or scatter_add); bool as any-true.
+    Floats start from -0.0, the identity of addition, so that a single -0.0 written keeps its sign."""
     if x.dtype == _C.bool:
         return getattr(_zeros(x.shape, _C.int32), op)(d, idx, src.to(_C.int32)) != 0
+    if x.dtype.is_floating_point:
+        return getattr(_C.full(list(x.shape), -0.0, dtype=x.dtype), op)(d, idx, src)
     return getattr(_zeros(x.shape, x.dtype), op)(d, idx, src)
 
 
+def _last_writers(idx, d, target_shape):
+    """bool like idx: whether each element is the last one along d to write its target (PyTorch's CPU kernels
+    write in index order, so of colliding writes the last one wins). None when no two elements can collide.
+
+    The last writer of target t is w[t] = max{k : idx[.., k, ..] = t}, found bit by bit from the top with one
+    gather and one scatter_add a bit: lazy and O(n log n), where comparing all pairs along d would be O(n^2)."""
+    n = idx.shape[d]
+    if n <= 1:
+        return None
+    idx = idx.clamp(0, target_shape[d] - 1)  # an index out of range raises in the caller's own op, as PyTorch's
+    shape = [1] * idx.dim()
+    shape[d] = n
+    k = _C.arange(n).reshape(shape).expand(*idx.shape)
+    w = _zeros(target_shape, _C.int64)
+    for b in reversed(range((n - 1).bit_length())):
+        # elements whose position agrees with w[target] above bit b and has bit b set
+        above = (k >> b) == ((w.gather(d, idx) >> b) | 1)
+        found = _zeros(target_shape, _C.int32).scatter_add(d, idx, above.to(_C.int32)) > 0
+        w = _where(found, w | (1 << b), w)
+    return w.gather(d, idx) == k
+
+
+def _last_written(src, winners):
+    """src where it is the last writer, else the additive identity -0.0 (False, 0): summing the writes of one
+    target then gives exactly the last one. The overwritten elements keep PyTorch's gradient (that of their
+    target: scatter's src gradient is gather(grad, index)) through -(src.detach() - src), which is -0.0 with
+    derivative 1 (finite src; the rare overwritten inf or NaN gets gradient 0 instead)."""
+    if winners is None:
+        return src
+    if src.dtype == _C.bool:
+        return src & winners
+    if not src.dtype.is_floating_point:
+        return _where(winners, src, 0)
+    lost = _C.full([], -0.0, dtype=src.dtype)
+    if src.requires_grad and _C.is_grad_enabled():
+        frozen = src.detach()
+        lost = _where(frozen.isfinite(), -(frozen - src), lost)
+    return _where(winners, src, lost)
+
+
 def index_copy(input, dim, index, source):
-    """input with the slices at `index` along dim replaced by source's slices. Duplicate indices add their
-    slices (PyTorch keeps one of them, which one is unspecified)."""
+    """input with the slices at `index` along dim replaced by source's slices. Of duplicate indices the last
+    one wins, as in PyTorch's CPU kernel (its docs leave the choice unspecified)."""
     _check("index_copy", input)
     _check("index_copy", index, "index", 3)
     _check("index_copy", source, "source", 4)
@@ -132,6 +175,9 @@ def index_copy(input, dim, index, source):
     src = source.reshape([k] + [1] * (x.dim() - 1)) if source.dim() == 0 or nd == 0 else source
     idx = index.reshape(-1)
     mask = _along(_hits(idx, x.shape[d]), d, x.dim())
+    winners = _last_writers(idx, 0, [x.shape[d]])
+    if winners is not None:
+        src = _last_written(src, _along(winners, d, x.dim()))
     out = _where(mask, _added_into_zeros(x, "index_add", d, idx, src), x)
     return out if nd > 0 else out.reshape(())
 
@@ -140,8 +186,8 @@ _NO_VALUE = object()
 
 
 def scatter(input, dim, index, src=_NO_VALUE, value=_NO_VALUE, *, reduce=None):
-    """out[..., index[i][j], ...] = src[i][j] (or value) along dim, input elsewhere. Duplicate indices with
-    src add the values (PyTorch keeps one of them, which one is unspecified); with value they are exact.
+    """out[..., index[i][j], ...] = src[i][j] (or value) along dim, input elsewhere. Of duplicate indices the
+    last one along dim wins, as in PyTorch's CPU kernel (its docs leave the choice unspecified).
     reduce='add' / 'multiply' accumulate into input instead (scatter_reduce's sum / prod with include_self)."""
     _check("scatter", input)
     _check("scatter", index, "index", 3)
@@ -172,6 +218,7 @@ def scatter(input, dim, index, src=_NO_VALUE, value=_NO_VALUE, *, reduce=None):
         out = _where(hits, tensor(value).to(x.dtype), x)
     else:
         hits = _zeros(x.shape, _C.int32).scatter_add(d, idx, _C.ones(*idx.shape, dtype=_C.int32)) > 0
+        s = _last_written(s, _last_writers(idx, d, x.shape))
         out = _where(hits, _added_into_zeros(x, "scatter_add", d, idx, s), x)
     return out if input.dim() > 0 else out.reshape(())
 

@@ -21,6 +21,7 @@ from ._C import Tensor
 from ._creation import tensor
 from ._dtype import finfo, get_default_dtype
 from ._function_args import _broadcast_shape, _check, _result_type, _where
+from ._gradient_terms import with_nan_gradient
 from ._out import _with_out
 
 
@@ -62,8 +63,18 @@ def _binary_float(name, a, b):
 
 
 def _big(x):
-    """A threshold above which exp(|x|/2) squared is the better sinh/cosh formula."""
+    """A threshold above which e^|x| / 2 is sinh/cosh to the last bit."""
     return 20.0 if x.dtype == _C.float32 else 40.0
+
+
+_HALF_E16 = math.exp(16.0) / 2
+
+
+def _half_exp(a):
+    """e^a / 2 for a >= 16, finite up to where the result overflows: a - 16 is exact, and the derivative is
+    formed as g * (e^16 / 2) * e^(a - 16), never above the result (exp(a / 2) squared has the same accuracy,
+    but its derivative passes through 2 e^a / 2, which overflows first: sinh'(89) in float32)."""
+    return (a - 16.0).exp() * _HALF_E16
 
 
 # ---------------------------------------------------------------- hyperbolic and trigonometric
@@ -74,17 +85,18 @@ def sinh(input, *, out=None):
     small = a.clamp_max(big)
     u = small.expm1()
     r_small = (u + u / (u + 1.0)) * 0.5  # (e^a - e^-a)/2 without cancellation near 0
-    t = a.clamp_min(big).mul(0.5).exp()
-    r_big = t * (t * 0.5)  # e^a/2 without overflowing before sinh does
-    r = _where(a > big, r_big, r_small)
+    r = _where(a > big, _half_exp(a.clamp_min(big)), r_small)
     r = _where(x < 0, -r, r)
     return _where(x == 0, x, r)
 
 
 def cosh(input, *, out=None):
     x = _floating("cosh", input)
-    t = x.abs().mul(0.5).exp()
-    return t * (t * 0.5) + 0.5 / (t * t)
+    a = x.abs()
+    big = _big(x)
+    t = a.clamp_max(big).mul(0.5).exp()
+    r_small = t * (t * 0.5) + 0.5 / (t * t)
+    return _where(a > big, _half_exp(a.clamp_min(big)), r_small)
 
 
 def tan(input, *, out=None):
@@ -107,18 +119,23 @@ def asinh(input, *, out=None):
 def acosh(input, *, out=None):
     x = _floating("acosh", input)
     big = 2.0 ** 28
-    t = x.clamp_max(big) - 1.0
-    r_small = (t + (t * (t + 2.0)).sqrt()).log1p()  # log(x + sqrt(x^2 - 1)) accurate near 1
+    # On |x| (s = -1 below 0): r_small(-x) * -1 has the derivative torch gives at x <= -1, 1/sqrt(x^2 - 1),
+    # without the cancellation of log1p(t + sqrt(t (t + 2))) at t = x - 1 < -2.
+    s = _where(x < 0, -1.0, 1.0)
+    t = (x * s).clamp_max(big) - 1.0
+    # sqrt(t) sqrt(t + 2), not sqrt(t (t + 2)): at |x| = 1 the derivative of the product under one sqrt is
+    # inf * 0 = NaN, torch's is inf. NaN for |x| < 1 (t < 0), as torch's value and derivative there.
+    r_small = (t + t.sqrt() * (t + 2.0).sqrt()).log1p() * s  # log(x + sqrt(x^2 - 1)) accurate near 1
     r_big = x.clamp_min(big).log() + _LN2
-    # NaN below 1 as torch; r_small + nan (not a NaN constant) keeps the derivative of
-    # log(x + sqrt(x^2 - 1)), torch's 1/sqrt(x^2 - 1), flowing at x < -1.
+    # NaN below 1 as torch; r_small + nan (not a NaN constant) keeps its derivative flowing at x <= -1.
     return _where(x < 1.0, r_small + math.nan, _where(x > big, r_big, r_small))
 
 
 def atanh(input, *, out=None):
     x = _floating("atanh", input)
-    a = x.abs()  # odd symmetry: log1p of a positive ratio never cancels
-    r = (2.0 * a / (1.0 - a)).log1p() * 0.5
+    a = x.abs()  # odd symmetry: log1p(a) and -log1p(-a) are both positive, no cancellation
+    # Not log1p(2a / (1 - a)): at a = 1 its derivative is 0 * inf = NaN, torch's is inf.
+    r = (a.log1p() - (-a).log1p()) * 0.5
     r = _where(x < 0, -r, r)
     return _where(x == 0, x, r)
 
@@ -178,17 +195,24 @@ def atan2(input, other, *, out=None):
     r = _atan01(q)
     r = _where(swap, math.pi / 2 - r, r)
     r = _where(signbit(x), math.pi - r, r)
-    return _where(signbit(y), -r, r)
+    r = _where(signbit(y), -r, r)
+    return with_nan_gradient(r, (x == 0) & (y == 0), x, y)  # torch: x / (x^2 + y^2) = 0/0 at (0, 0)
+
+
+def _sqrt_one_minus_square(x):
+    """sqrt(1 - x^2) as sqrt(1 - x) sqrt(1 + x): no cancellation near +-1, NaN past them, and at +-1 the
+    derivative is -+inf (that of sqrt((1 - x)(1 + x)) would be inf * 0 = NaN there)."""
+    return (1.0 - x).sqrt() * (1.0 + x).sqrt()
 
 
 def asin(input, *, out=None):
     x = _floating("asin", input)
-    return atan2(x, ((1.0 - x) * (1.0 + x)).sqrt())  # 1 - x^2 without cancellation near +-1; NaN past them
+    return atan2(x, _sqrt_one_minus_square(x))
 
 
 def acos(input, *, out=None):
     x = _floating("acos", input)
-    return atan2(((1.0 - x) * (1.0 + x)).sqrt(), x)
+    return atan2(_sqrt_one_minus_square(x), x)
 
 
 def hypot(input, other, *, out=None):
@@ -202,7 +226,8 @@ def hypot(input, other, *, out=None):
     r = safe_hi * (q * q + 1.0).sqrt()
     inf = (a == math.inf) | (b == math.inf)  # hypot(inf, nan) = inf, as C's hypot
     r = _where(ok, r, hi)
-    return _where(inf, math.inf, r)
+    r = _where(inf, math.inf, r)
+    return with_nan_gradient(r, hi == 0, a, b)  # torch: x / hypot(x, y) = 0/0 at (0, 0)
 
 
 def rad2deg(input, *, out=None):
@@ -240,7 +265,9 @@ def _xlog(x, y, log_y):
     """x * log_y, 0 where x == 0 (unless y is NaN). Gradients as PyTorch: d/dx = log_y except 0 where x == 0
     and log_y is not finite; d/dy flows through log_y."""
     lf = _where(log_y.isfinite(), log_y, 0.0)
-    r = _where(x == 0, x * lf, x * log_y)
+    # one product: a where() over x * lf and x * log_y would send the zero gradient of the discarded branch
+    # through log_y (0 * NaN = NaN for y < 0)
+    r = x * _where(x == 0, lf, log_y)
     return _where(y.isnan(), math.nan, r)
 
 
@@ -259,14 +286,21 @@ def logit(input, eps=None, *, out=None):
     if eps is not None:
         x = x.clamp(eps, 1.0 - eps)
     # log(x/(1-x)) as log1p of an exactly computed ratio (2x-1 and 1-x are exact near 1/2): no cancellation.
-    hi = x >= 0.5
+    top = x >= 0.75
+    hi = (x >= 0.5) & ~top
     mid = (x >= 0.25) & (x < 0.5)
-    xh = _where(hi, x, 0.75)
+    xt = _where(top, x, 0.875)
+    xh = _where(hi, x, 0.625)
     xm = _where(mid, x, 0.375)
     xl = _where(x < 0.25, x, 0.125)
     r_lo = xl.log() - (-xl).log1p()  # |log x| > 4 |log1p(-x)| here: no cancellation, no overflow near 0
     r = _where(mid, -((1.0 - 2.0 * xm) / xm).log1p(), r_lo)
     r = _where(hi, ((2.0 * xh - 1.0) / (1.0 - xh)).log1p(), r)
+    # From 3/4 on, log x - log1p(-x) (|log x| < |log1p(-x)| / 4: no cancellation): its derivative at 1 is inf,
+    # torch's, where the ratio's is 0 * inf = NaN.
+    r = _where(top, xt.log() - (-xt).log1p(), r)
+    # torch's derivative is NaN outside [0, 1] (and so is the value)
+    r = r * _where((x < 0) | (x > 1), math.nan, 1.0)
     return _where(x.isnan(), x, r)
 
 
@@ -511,7 +545,19 @@ def floor_divide(a, b):
 
 def _div_rounding(a, b, rounding_mode):
     """div(a, b, rounding_mode="floor" / "trunc") (the C++ div calls this for a rounding mode): the quotient
-    rounded down or toward zero, in the operands' promoted dtype, as PyTorch."""
+    rounded down or toward zero, in the operands' promoted dtype, as PyTorch, whose gradient is 0 (not the
+    NaN that the chain rule gives through a / b at b = 0)."""
+    r = _div_rounded(a, b, rounding_mode)
+    grads = [t for t in (a, b) if isinstance(t, Tensor) and t.requires_grad]
+    if not (grads and r.dtype.is_floating_point and _C.is_grad_enabled()):
+        return r
+    r = r.detach()
+    for t in grads:  # + (-0.0) changes no value (-0.0 included); sign's gradient is 0
+        r = r + t.sign().abs() * -0.0
+    return r
+
+
+def _div_rounded(a, b, rounding_mode):
     if rounding_mode == "floor":
         return floor_divide(a, b)
     dt = [x.dtype for x in (a, b) if isinstance(x, Tensor)]
@@ -540,8 +586,10 @@ def remainder(a, b):
     if not _mod_needs_grad(a, b, out_dtype):
         return value
     # PyTorch's gradient for b is -div(a, b, rounding_mode="floor"), an exact floor: (a - r) / b is an
-    # integer up to rounding in float64.
-    return _with_mod_grads(value, a, b, out_dtype, lambda: ((a64 - r) / b64).round().to(out_dtype))
+    # integer up to rounding in float64. At b = 0, r is NaN and the floor is a / b's (+-inf, NaN for 0 / 0).
+    def quotient():
+        return _C._where3(b64 == 0, (a64 / b64).floor(), ((a64 - r) / b64).round()).to(out_dtype)
+    return _with_mod_grads(value, a, b, out_dtype, quotient)
 
 
 def trunc(input, *, out=None):

@@ -26,6 +26,7 @@ import numpy as np
 from . import _C
 from ._C import Tensor
 from ._creation import tensor
+from ._gradient_terms import with_gradient
 
 __all__ = ["sort", "argsort", "msort", "topk", "kthvalue", "median", "unique", "bincount", "searchsorted",
            "bucketize"]
@@ -176,7 +177,14 @@ def median(input, dim=None, keepdim=False):
         if x.numel() == 0:
             return _C.full((), float("nan"), dtype=input.dtype) if input.dtype.is_floating_point else x.sum() * 0
         v, _ = _median_along(x, 0)
-        return v.squeeze(0)
+        v = v.squeeze(0)
+        if not x.requires_grad:
+            return v
+        # PyTorch shares the gradient evenly among the elements equal to the median (NaN: the NaNs)
+        vd = v.detach()
+        hit = (x == vd) | (x.isnan() & vd.isnan())
+        share = with_gradient(_C.zeros(*x.shape, dtype=x.dtype), (x, hit.to(x.dtype) / hit.sum().to(x.dtype)))
+        return vd + share.sum()
     d = _wrap_dim(dim, input.dim(), "median")
     if input.dim() == 0:
         return _median_t(input.clone(), _C.zeros((), dtype=_C.int64))

@@ -196,8 +196,18 @@ def _norm(self, p="fro", dim=None, keepdim=False, dtype=None):
     if p == float("-inf"):
         return x.abs().amin(dim=() if dim is None else dim, keepdim=keepdim)
     if p == 0:
-        return (x != 0).to(x.dtype).sum(dim=dim, keepdim=keepdim)
-    s = (x.abs() ** p).sum(dim=dim, keepdim=keepdim)
+        count = (x != 0).to(x.dtype).sum(dim=dim, keepdim=keepdim)
+        if x.requires_grad:  # PyTorch's gradient of the count is 0, not none: sign(x) carries it, adding 0
+            count = count + (_C._where3(x.isnan(), 0.0, x.sign()) * 0.0).sum(dim=dim, keepdim=keepdim)
+        return count
+    # |x|^p with the zeros taken out: PyTorch's gradient at x = 0 is 0, where p |x|^(p-1) sign(x) is
+    # inf * 0 = NaN for p < 1 (and 0^(p-1) stays out of the derivative for every p)
+    a = x.abs()
+    if p > 0:
+        nzx = a > 0
+        s = _C._where3(nzx, _C._where3(nzx, a, 1.0) ** p, 0.0).sum(dim=dim, keepdim=keepdim)
+    else:
+        s = (a ** p).sum(dim=dim, keepdim=keepdim)
     nz = s > 0
     return _C._where3(nz, _C._where3(nz, s, 1.0) ** (1.0 / p), 0.0)
 

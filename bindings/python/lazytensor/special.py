@@ -3,6 +3,7 @@
 Left out: erfcx/ndtr/log_ndtr (not attempted), gamma/Bessel/zeta families, erfinv, ndtri, polygamma.
 """
 from . import _C
+from ._gradient_terms import with_gradient
 from ._out import _with_out
 from ._pointwise import erfc, exp2, logit, round, sinc, xlog1py, xlogy  # noqa: F401,A004
 from .nn import functional as _F
@@ -37,12 +38,15 @@ def log_softmax(input, dim, *, dtype=None):
 
 
 def entr(input, *, out=None):
-    """-x*log(x) for x > 0, 0 at 0, -inf for x < 0 (NaN stays NaN)."""
+    """-x*log(x) for x > 0, 0 at 0, -inf for x < 0 (NaN stays NaN). The gradient is PyTorch's -(1 + log x)
+    everywhere (+inf at 0, NaN below), not the where() branches' 0."""
     x = input if input.dtype.is_floating_point else input.to(_C.float32)
-    pos = x > 0
-    safe = _C._where3(pos, x, 1.0)
-    r = _C._where3(pos, -(safe * safe.log()), _C._where3(x == 0, 0.0, -float("inf")))
-    return _C._where3(x.isnan(), x, r)
+    xd = x.detach()
+    pos = xd > 0
+    safe = _C._where3(pos, xd, 1.0)
+    r = _C._where3(pos, -(safe * safe.log()), _C._where3(xd == 0, 0.0, -float("inf")))
+    r = _C._where3(xd.isnan(), xd, r)
+    return with_gradient(r, (x, -(1.0 + xd.log())))
 
 
 expit, erf, expm1, log1p, logsumexp, entr = (_with_out(f) for f in (expit, erf, expm1, log1p, logsumexp, entr))

@@ -44,7 +44,8 @@ def _square(name, a):
 
 
 def _new(array, like):
-    return _tensor(np.ascontiguousarray(array), dtype=like.dtype)
+    # np.ascontiguousarray makes a 0-d result (det of one matrix) 1-d: keep its shape
+    return _tensor(np.ascontiguousarray(array).reshape(np.shape(array)), dtype=like.dtype)
 
 
 def _mT(x):
@@ -65,18 +66,7 @@ def vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None):  # noqa: A002
         x, dim = x.reshape(-1), 0
     elif dim is None:
         dim = tuple(range(x.dim()))
-    a = x.abs()
-    if ord == math.inf:
-        return a.amax(dim=dim, keepdim=keepdim)
-    if ord == -math.inf:
-        return a.amin(dim=dim, keepdim=keepdim)
-    if ord == 0:
-        return (x != 0).to(x.dtype).sum(dim=dim, keepdim=keepdim)
-    if ord == 2:
-        return (x * x).sum(dim=dim, keepdim=keepdim).sqrt()
-    if ord == 1:
-        return a.sum(dim=dim, keepdim=keepdim)
-    return (a ** ord).sum(dim=dim, keepdim=keepdim) ** (1.0 / ord)
+    return x.norm(float(ord), dim, keepdim)  # Tensor.norm: PyTorch's gradient at zeros (0, not NaN)
 
 
 def matrix_norm(A, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None):  # noqa: A002
@@ -86,7 +76,7 @@ def matrix_norm(A, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None):  # no
         raise RuntimeError("linalg.matrix_norm: The input tensor A must have at least 2 dimensions.")
     r, c = (d % A.dim() for d in dim)
     if ord == "fro":
-        return (A * A).sum(dim=(r, c), keepdim=keepdim).sqrt()
+        return A.norm("fro", (r, c), keepdim)
     if ord in (math.inf, -math.inf, 1, -1):
         over, across = (c, r) if ord in (math.inf, -math.inf) else (r, c)
         s = A.abs().sum(dim=over, keepdim=True)

@@ -17,7 +17,7 @@ def relu(input, inplace=False):
 
 
 def relu6(input, inplace=False):
-    return input.clamp(0, 6)
+    return hardtanh(input, 0.0, 6.0, inplace)  # as PyTorch: gradient 0 at 0 and 6 (clamp's passes there)
 
 
 def leaky_relu(input, negative_slope=0.01, inplace=False):

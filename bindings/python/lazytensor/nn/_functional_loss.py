@@ -1,7 +1,10 @@
 """Loss functions (reduction= as in PyTorch 1.13, and the deprecated size_average=/reduce=)."""
 import math
 
+import numpy as np
+
 from .. import _C
+from .._gradient_terms import with_gradient, with_nan_gradient
 from .._reductions import cumprod
 from ._checks import _broadcast_shape, _check_loss_shapes, _same_shape, _shape, _tensor_arg
 from ._functional_activation import log_softmax, logsigmoid
@@ -9,6 +12,9 @@ from ._functional_distance import pairwise_distance
 from ._reduction import _reduce, _reduction
 
 _where = _C._where3
+
+# PyTorch's binary_cross_entropy_backward clamps by EPSILON = 1e-12 as a float (also for float64 inputs)
+_TORCH_EPSILON = float(np.float32(1e-12))
 
 
 def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-100, reduce=None, reduction="mean",
@@ -60,7 +66,7 @@ def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, r
     cdim = 1 if input.dim() > 1 else 0
     n = input.shape[cdim]
     valid = target != ignore_index
-    safe = _C._where3(valid, target, 0)
+    safe = _C._class_target(_C._where3(valid, target, 0), n)  # IndexError "Target N is out of bounds."
     picked = input.gather(cdim, safe.unsqueeze(cdim)).squeeze(cdim)
     w = weight.index_select(0, safe.reshape(-1)).reshape(safe.shape)
     w = _C._where3(valid, w, 0.0)
@@ -115,7 +121,12 @@ def binary_cross_entropy_with_logits(input, target, weight=None, size_average=No
 
 def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=None, reduction="mean"):
     reduction = _reduction(size_average, reduce, reduction)
-    loss = -(target * input.log().clamp_min(-100) + (1 - target) * (1 - input).log().clamp_min(-100))
+    x, t = input.detach(), target.detach()
+    loss = -(t * x.log().clamp_min(-100) + (1 - t) * (1 - x).log().clamp_min(-100))
+    # PyTorch's derivatives ignore the clamps: (x - t) / max(x (1 - x), eps), finite at x = 0 and 1 where
+    # the clamped logs' would be NaN, and log(1 - x) - log(x) for the target (+-inf there)
+    loss = with_gradient(loss, (input, (x - t) / (x * (1 - x)).clamp_min(_TORCH_EPSILON)),
+                         (target, (1 - x).log() - x.log()))
     if weight is not None:
         loss = loss * weight
     return _reduce(loss, reduction)
@@ -127,6 +138,7 @@ def kl_div(input, target, size_average=None, reduce=None, reduction="mean", log_
         loss = target.exp() * (target - input)
     else:
         loss = _C._where3(target > 0, target * (target.clamp_min(1e-38).log() - input), 0.0)
+        loss = with_nan_gradient(loss, target == 0, target)  # PyTorch's target gradient is NaN at 0
     if reduction == "batchmean":
         return loss.sum() / input.shape[0]
     return _reduce(loss, reduction)
@@ -219,6 +231,7 @@ def poisson_nll_loss(input, target, log_input=True, full=False, size_average=Non
         t = _where(target > 1, target, 2.0)  # Stirling's term only where target > 1 (safe elsewhere)
         stirling = t * t.log() - t + 0.5 * (2 * math.pi * t).log()
         loss = loss + _where(target > 1, stirling, 0.0)
+        loss = with_nan_gradient(loss, target == 0, target)  # PyTorch's target gradient: 0 * log(0) = NaN
     return _reduce(loss, reduction)
 
 
@@ -269,7 +282,8 @@ def multi_margin_loss(input, target, p=1, margin=1.0, weight=None, size_average=
         raise RuntimeError("multi_margin_loss: inconsistent weight size, expected {} but got {}".format(
             c, _shape(weight)))
     xy = x.gather(1, t.unsqueeze(1))
-    z = (margin - xy + x).clamp_min(0)
+    z = margin - xy + x
+    z = _where(z > 0, z, 0.0)  # PyTorch's gradient is 0 at z = 0 (clamp_min's would pass it)
     if p == 2:
         z = z * z
     if weight is not None:
@@ -298,7 +312,8 @@ def multilabel_margin_loss(input, target, size_average=None, reduce=None, reduct
     hit = (idx.unsqueeze(2) == classes) & valid.unsqueeze(2)  # [N, K, C]
     is_target = hit.any(1)  # [N, C]
     xt = x.gather(1, idx)  # [N, K]
-    z = (1.0 - xt.unsqueeze(2) + x.unsqueeze(1)).clamp_min(0)  # [N, K, C]
+    z = 1.0 - xt.unsqueeze(2) + x.unsqueeze(1)  # [N, K, C]
+    z = _where(z > 0, z, 0.0)  # PyTorch's gradient is 0 at z = 0 (clamp_min's would pass it)
     keep = valid.unsqueeze(2) & (~is_target).unsqueeze(1)
     loss = _where(keep, z, 0.0).sum([1, 2]) / c
     if input.dim() == 1 and reduction == "none":
