@@ -142,6 +142,39 @@ def celu(input, alpha=1.0, inplace=False):
     return input.copy_(out) if inplace else out
 
 
+def hardshrink(input, lambd=0.5):
+    return _where((input > lambd).logical_or(input < -lambd), input, 0.0)
+
+
+def softshrink(input, lambd=0.5):
+    if lambd < 0:
+        raise RuntimeError("lambda must be greater or equal to 0, but found to be {}.".format(lambd))
+    return _where(input > lambd, input - lambd, _where(input < -lambd, input + lambd, 0.0))
+
+
+def rrelu(input, lower=1.0 / 8, upper=1.0 / 3, training=False, inplace=False):
+    """Leaky ReLU whose negative slope is drawn from U(lower, upper) per element in training (lazytensor's
+    random stream) and is (lower + upper) / 2 otherwise."""
+    if training:
+        slope = _C.rand(*input.shape, dtype=input.dtype) * (upper - lower) + lower
+    else:
+        slope = (lower + upper) / 2
+    out = _where(input >= 0, input, input * slope)
+    return input.copy_(out) if inplace else out
+
+
+def _inplace_form(fn):
+    def f(input, *args, **kwargs):
+        return fn(input, *args, inplace=True, **kwargs)
+    f.__name__ = fn.__name__ + "_"
+    f.__doc__ = "{}(..., inplace=True)".format(fn.__name__)
+    return f
+
+
+relu_, elu_, leaky_relu_, hardtanh_, selu_, celu_, threshold_, rrelu_ = (
+    _inplace_form(f) for f in (relu, elu, leaky_relu, hardtanh, selu, celu, threshold, rrelu))
+
+
 def _softmax_dim(ndim):
     return 0 if ndim in (0, 1, 3) else 1
 
@@ -164,4 +197,5 @@ def softmin(input, dim=None, _stacklevel=3, dtype=None):
 
 __all__ = ["relu", "relu6", "leaky_relu", "elu", "gelu", "silu", "sigmoid", "tanh", "hardtanh", "softplus", "mish",
            "hardswish", "threshold", "glu", "prelu", "logsigmoid", "softsign", "tanhshrink", "hardsigmoid", "selu",
-           "celu", "softmax", "log_softmax", "softmin"]
+           "celu", "softmax", "log_softmax", "softmin", "hardshrink", "softshrink", "rrelu", "relu_", "elu_",
+           "leaky_relu_", "hardtanh_", "selu_", "celu_", "threshold_", "rrelu_"]
