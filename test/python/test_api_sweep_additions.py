@@ -433,3 +433,45 @@ def test_torch_level_pooling_and_norms():
     agree(lambda m, w, i: m.embedding(w, i), [f64(5, 3), np.array([[0, 4], [2, 2]])])
     raises_like(lambda: lt.conv2d(lt.zeros(1, 2, 5, 5), lt.zeros(3, 4, 3, 3)),
                 lambda: torch.conv2d(torch.zeros(1, 2, 5, 5), torch.zeros(3, 4, 3, 3)))
+
+
+@pytest.mark.parametrize("p", [2, 1, 3.0, 0, math.inf])
+def test_pdist(p):
+    agree(lambda m, x: m.nn.functional.pdist(x, p), [f64(5, 3)], grad=p != 0)
+    agree(lambda m, x: m.pdist(x, p), [arr((4, 2), "float32")], grad=p != 0)
+    agree(lambda m, x: m.pdist(x), [f64(1, 3)])
+
+
+def test_pdist_gradient_at_equal_rows_is_zero():
+    agree(lambda m, x: m.pdist(x), [np.array([[1.0, 2.0], [1.0, 2.0], [0.0, 1.0]])])
+
+
+def test_pdist_rejects_3d_input():
+    raises_like(lambda: lt.pdist(lt.zeros(2, 2, 2)), lambda: torch.pdist(torch.zeros(2, 2, 2)))
+
+
+def test_gumbel_softmax_samples_the_softmax_and_hard_is_one_hot():
+    lt.manual_seed(0)
+    logits = lt.log(lt.tensor([0.1, 0.2, 0.7])).expand(4000, 3)
+    y = lt.nn.functional.gumbel_softmax(logits, tau=0.5)
+    assert y.shape == (4000, 3) and (y.sum(-1) - 1).abs().max().item() < 1e-5
+    picks = y.argmax(-1)
+    freq = [(picks == k).float().mean().item() for k in range(3)]
+    assert np.allclose(freq, [0.1, 0.2, 0.7], atol=0.03)
+    x = lt.zeros(5, 3, requires_grad=True)
+    h = lt.nn.functional.gumbel_softmax(x, hard=True)
+    assert set(np.unique(h.detach().numpy()).tolist()) == {0.0, 1.0} and (h.sum(-1) == 1).all().item()
+    (h * lt.arange(3.0)).sum().backward()
+    assert x.grad is not None and x.grad.abs().sum().item() > 0
+
+
+def test_torch_level_inplace_functions():
+    for name, args in (("sigmoid_", ()), ("clamp_", (-0.5, 0.5)), ("relu_", ()), ("fill_", (2.0,)),
+                       ("zero_", ()), ("selu_", ()), ("celu_", (0.5,)), ("threshold_", (0.1, 3.0))):
+        a, b = pair(f64(3, 4))
+        assert getattr(lt, name)(a, *args) is a
+        getattr(torch, name)(b, *args)
+        assert_same(a, b)
+    a, b = pair(f64(3, 4))
+    assert_same(lt.dropout_(a, 0.5, False), torch.dropout_(b, 0.5, False))
+    raises_like(lambda: lt.dropout_(lt.zeros(2), 1.5, True), lambda: torch.dropout_(torch.zeros(2), 1.5, True))

@@ -8,7 +8,7 @@ conv1d, conv2d, conv3d = F.conv1d, F.conv2d, F.conv3d
 conv_transpose1d, conv_transpose2d, conv_transpose3d = F.conv_transpose1d, F.conv_transpose2d, F.conv_transpose3d
 pixel_shuffle, pixel_unshuffle, channel_shuffle = F.pixel_shuffle, F.pixel_unshuffle, F.channel_shuffle
 cosine_similarity, pairwise_distance, bilinear = F.cosine_similarity, F.pairwise_distance, F.bilinear
-hardshrink, prelu = F.hardshrink, F.prelu
+hardshrink, prelu, pdist = F.hardshrink, F.prelu, F.pdist
 adaptive_avg_pool1d, avg_pool1d = F.adaptive_avg_pool1d, F.avg_pool1d
 max_pool1d_with_indices = F.max_pool1d_with_indices
 
@@ -31,6 +31,26 @@ def rrelu(input, lower=1.0 / 8, upper=1.0 / 3, training=False, generator=None):
 
 def alpha_dropout(input, p, train):
     return F.alpha_dropout(input, p, train)
+
+
+def alpha_dropout_(input, p, train):
+    return F.alpha_dropout(input, p, train, inplace=True)
+
+
+def selu_(input):
+    return F.selu(input, inplace=True)
+
+
+def celu_(input, alpha=1.0):
+    return F.celu(input, alpha, inplace=True)
+
+
+def threshold_(input, threshold, value):  # noqa: A002
+    return F.threshold(input, threshold, value, inplace=True)
+
+
+def rrelu_(input, lower=1.0 / 8, upper=1.0 / 3, training=False, generator=None):
+    return F.rrelu(input, lower, upper, training, inplace=True)
 
 
 def adaptive_max_pool1d(input, output_size):
@@ -74,5 +94,6 @@ __all__ = ["conv1d", "conv2d", "conv3d", "conv_transpose1d", "conv_transpose2d",
            "pixel_unshuffle", "channel_shuffle", "cosine_similarity", "pairwise_distance", "bilinear", "hardshrink",
            "prelu", "adaptive_avg_pool1d", "avg_pool1d", "max_pool1d_with_indices", "selu", "celu", "threshold",
            "rrelu", "alpha_dropout", "adaptive_max_pool1d", "max_pool1d", "max_pool2d", "max_pool3d", "layer_norm",
-           "group_norm", "batch_norm", "instance_norm", "embedding"]
+           "group_norm", "batch_norm", "instance_norm", "embedding", "alpha_dropout_", "selu_", "celu_", "threshold_",
+           "rrelu_", "pdist"]
 TENSOR_METHODS = ["hardshrink", "prelu"]

@@ -195,7 +195,20 @@ def softmin(input, dim=None, _stacklevel=3, dtype=None):
     return softmax(-input, dim, dtype=dtype)
 
 
+
+def gumbel_softmax(logits, tau=1, hard=False, eps=1e-10, dim=-1):
+    """softmax((logits + g) / tau) with g Gumbel(0, 1) noise (lazytensor's random stream); hard=True returns the
+    one-hot argmax in value and the soft sample's gradient (straight-through), as PyTorch."""
+    u = _C.rand(*logits.shape, dtype=logits.dtype).clamp_min(1e-30)
+    exponential = (-u.log()).clamp_min(1e-30)
+    y_soft = softmax((logits - exponential.log()) / tau, dim)
+    if not hard:
+        return y_soft
+    index = y_soft.argmax(dim, keepdim=True)
+    y_hard = y_soft.new_zeros(list(logits.shape)).scatter_(dim, index, 1.0)
+    return y_hard - y_soft.detach() + y_soft
+
 __all__ = ["relu", "relu6", "leaky_relu", "elu", "gelu", "silu", "sigmoid", "tanh", "hardtanh", "softplus", "mish",
            "hardswish", "threshold", "glu", "prelu", "logsigmoid", "softsign", "tanhshrink", "hardsigmoid", "selu",
            "celu", "softmax", "log_softmax", "softmin", "hardshrink", "softshrink", "rrelu", "relu_", "elu_",
-           "leaky_relu_", "hardtanh_", "selu_", "celu_", "threshold_", "rrelu_"]
+           "leaky_relu_", "hardtanh_", "selu_", "celu_", "threshold_", "rrelu_", "gumbel_softmax"]
