@@ -211,22 +211,36 @@ CATEGORIES = [
      "not yet built: STFT needs an FFT, which lazytensor does not have",
      _matches(r"stft", r"_window$")),
     ("linear algebra under torch.*",
-     "not yet built as torch.* names; `lazytensor.linalg` has the host-computed decompositions",
+     "not yet built as torch.* names, whose signatures are older than torch.linalg's (torch.svd returns V and "
+     "takes some=, torch.qr some=, torch.lu packed pivots); `lazytensor.linalg` has cholesky, qr, svd, solve and "
+     "lstsq (on the host); det, slogdet, logdet, inverse, pinverse, matrix_power and chain_matmul are built",
      _named(*_LINALG)),
     ("special functions and integer number theory",
      "not yet built: gamma-family, Bessel and erfinv need series the C++ ops do not provide; gcd/lcm and "
      "frexp/nextafter need integer loops or bit access; binomial/poisson need samplers",
      _named(*_SPECIAL_FUNCTIONS)),
-    ("in-place variants (`*_`)",
-     "not yet built: in-place forms of functions that exist; rarely used as torch.* functions",
-     _matches(r"[a-z0-9]_$")),
-    ("nn ops also under torch.* and Tensor",
-     "not yet built: torch 1.13 exposes these nn.functional ops under torch.* (and Tensor) too; "
-     "`torch.nn.functional` has most of them",
-     _nn_op_at_torch),
     ("random sampling in place",
      "not yet built: in-place samplers beyond uniform_/normal_/bernoulli_",
      _named("cauchy_", "exponential_", "geometric_", "log_normal_", "random_")),
+    ("in-place variants (`*_`)",
+     "not yet built: in-place forms whose function is missing too (the special functions, index_put, put, "
+     "renorm, ...), that change a view's shape (`t_`, `transpose_`, `squeeze_`, `unsqueeze_`, `swapaxes_`), or "
+     "that call Python per element (`apply_`, `map_`)",
+     _matches(r"[a-z0-9]_$")),
+    ("nn ops also under torch.* and Tensor",
+     "not yet built: the losses under torch.* take ATen's integer reduction enum, not nn.functional's string; "
+     "use `torch.nn.functional`, which has them except ctc_loss and feature_alpha_dropout",
+     _nn_op_at_torch),
+    ("order statistics and histograms",
+     "not yet built: quantile, nanmedian and mode need the sort family's rank per element; histograms and "
+     "unique_consecutive have data-dependent output sizes (a sync, as unique)",
+     _named("quantile", "nanquantile", "nanmedian", "mode", "histc", "histogram", "histogramdd",
+            "unique_consecutive")),
+    ("nn layers and functions",
+     "not yet built: 3-D adaptive pooling, fractional pooling (random windows), grid_sample/affine_grid, CTC loss "
+     "(a dynamic program over the alignment), AdaptiveLogSoftmaxWithLoss, SyncBatchNorm (needs a process group) "
+     "and a few rarer layers",
+     lambda name, value, prefix: prefix in ("nn.", "F.")),
 ]
 OTHER = ("other", "not yet built")
 
