@@ -475,3 +475,38 @@ def test_torch_level_inplace_functions():
     a, b = pair(f64(3, 4))
     assert_same(lt.dropout_(a, 0.5, False), torch.dropout_(b, 0.5, False))
     raises_like(lambda: lt.dropout_(lt.zeros(2), 1.5, True), lambda: torch.dropout_(torch.zeros(2), 1.5, True))
+
+
+def _with_nan_rows(x):
+    x = x.copy()
+    x[1, 2] = np.nan
+    x[3, :] = np.nan
+    return x
+
+
+@pytest.mark.parametrize("name", ["quantile", "nanquantile"])
+@pytest.mark.parametrize("interpolation", ["linear", "lower", "higher", "midpoint", "nearest"])
+@pytest.mark.parametrize("dim,keepdim", [(None, False), (None, True), (1, False), (0, True), (-1, True)], ids=str)
+def test_quantile_values_and_shapes(name, interpolation, dim, keepdim):
+    x = _with_nan_rows(f64(4, 5))
+    for q in (0.3, 0.375, 0.5, 1.0):
+        agree(lambda m, x: getattr(m, name)(x, q, dim, keepdim, interpolation=interpolation), [x], grad=False)
+    agree(lambda m, x, q: getattr(x, name)(q, dim, keepdim, interpolation=interpolation),
+          [x, np.array([0.0, 0.25, 0.625, 1.0])], grad=False)
+
+
+@pytest.mark.parametrize("name", ["quantile", "nanquantile"])
+def test_quantile_gradient_reaches_the_sorted_neighbours(name):
+    agree(lambda m, x: getattr(m, name)(x, 0.4, dim=1), [f64(3, 6)])
+    agree(lambda m, x, q: getattr(m, name)(x, q), [f64(7), np.array([0.1, 0.9])], grad=False)
+    agree(lambda m, x: getattr(m, name)(x, 0.5, interpolation="midpoint"), [f64(6)])
+    agree(lambda m, x: getattr(m, name)(x, 0.25), [np.array(2.5)])
+
+
+@pytest.mark.parametrize("call", [lambda m: m.quantile(m.zeros(3), 1.5), lambda m: m.quantile(m.zeros(0), 0.5),
+                                  lambda m: m.quantile(m.zeros(3, dtype=m.int64), 0.5),
+                                  lambda m: m.nanquantile(m.zeros(3), 0.5, interpolation="cubic"),
+                                  lambda m: m.quantile(m.zeros(3), m.zeros(1, dtype=m.float64)),
+                                  lambda m: m.quantile(m.zeros(3), 0.5, dim=2)])
+def test_quantile_rejects_bad_input(call):
+    raises_like(lambda: call(lt), lambda: call(torch))
