@@ -232,10 +232,10 @@ CATEGORIES = [
      "use `torch.nn.functional`, which has them except ctc_loss and feature_alpha_dropout",
      _nn_op_at_torch),
     ("order statistics and histograms",
-     "not yet built: quantile, nanmedian and mode need the sort family's rank per element; histograms and "
-     "unique_consecutive have data-dependent output sizes (a sync, as unique)",
-     _named("quantile", "nanquantile", "nanmedian", "mode", "histc", "histogram", "histogramdd",
-            "unique_consecutive")),
+     "not yet built: nanmedian (values and indices) and mode (the most frequent value per row) are sort-family "
+     "compositions still to write; histograms and unique_consecutive have data-dependent output sizes (a sync, "
+     "as unique)",
+     _named("nanmedian", "mode", "histc", "histogram", "histogramdd", "unique_consecutive")),
     ("nn layers and functions",
      "not yet built: 3-D adaptive pooling, fractional pooling (random windows), grid_sample/affine_grid, CTC loss "
      "(a dynamic program over the alignment), AdaptiveLogSoftmaxWithLoss, SyncBatchNorm (needs a process group) "
