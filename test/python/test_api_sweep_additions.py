@@ -510,3 +510,33 @@ def test_quantile_gradient_reaches_the_sorted_neighbours(name):
                                   lambda m: m.quantile(m.zeros(3), 0.5, dim=2)])
 def test_quantile_rejects_bad_input(call):
     raises_like(lambda: call(lt), lambda: call(torch))
+
+
+@pytest.mark.parametrize("shape,size", [((2, 3, 4, 4, 4), 2), ((3, 5, 6, 7), (2, 3, 4)), ((1, 2, 3, 4, 5), (None, 2, 5))],
+                         ids=str)
+def test_adaptive_avg_pool3d(shape, size):
+    agree(lambda m, x: m.nn.functional.adaptive_avg_pool3d(x, size), [f64(*shape)])
+    agree(lambda m, x: m.nn.AdaptiveAvgPool3d(size)(x), [f64(*shape)])
+
+
+def test_adaptive_avg_pool3d_rejects_2d_input():
+    raises_like(lambda: lt.nn.functional.adaptive_avg_pool3d(lt.zeros(3, 4), 2),
+                lambda: torch.nn.functional.adaptive_avg_pool3d(torch.zeros(3, 4), 2))
+
+
+@pytest.mark.parametrize("swap", [False, True])
+@pytest.mark.parametrize("reduction", ["mean", "sum", "none"])
+def test_triplet_margin_with_distance_loss(swap, reduction):
+    arrays = [f64(4, 3), f64(4, 3), f64(4, 3)]
+    agree(lambda m, a, p, n: m.nn.functional.triplet_margin_with_distance_loss(a, p, n, swap=swap,
+                                                                               reduction=reduction), arrays)
+    cosine = lambda m: (lambda x, y: 1 - m.nn.functional.cosine_similarity(x, y))  # noqa: E731
+    agree(lambda m, a, p, n: m.nn.TripletMarginWithDistanceLoss(distance_function=cosine(m), margin=0.5, swap=swap,
+                                                                reduction=reduction)(a, p, n), arrays)
+
+
+def test_triplet_margin_with_distance_loss_rejects_an_unknown_reduction():
+    raises_like(lambda: lt.nn.functional.triplet_margin_with_distance_loss(lt.zeros(2, 3), lt.zeros(2, 3),
+                                                                           lt.zeros(2, 3), reduction="avg"),
+                lambda: torch.nn.functional.triplet_margin_with_distance_loss(torch.zeros(2, 3), torch.zeros(2, 3),
+                                                                              torch.zeros(2, 3), reduction="avg"))

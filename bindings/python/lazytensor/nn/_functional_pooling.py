@@ -247,6 +247,10 @@ def adaptive_avg_pool2d(input, output_size):
     return _adaptive_avg(input, output_size, 2, "adaptive_avg_pool2d")
 
 
+def adaptive_avg_pool3d(input, output_size):
+    return _adaptive_avg(input, output_size, 3, "adaptive_avg_pool3d")
+
+
 def adaptive_avg_pool1d(input, output_size):
     return _adaptive_avg(input, output_size, 1, "adaptive_avg_pool1d")
 
@@ -326,4 +330,4 @@ __all__ = ["max_pool1d", "max_pool2d", "max_pool3d", "max_unpool1d", "max_unpool
            "avg_pool2d", "avg_pool3d", "adaptive_avg_pool1d", "adaptive_avg_pool2d",
            "adaptive_max_pool2d", "adaptive_max_pool1d", "max_pool1d_with_indices", "max_pool2d_with_indices",
            "max_pool3d_with_indices", "adaptive_max_pool1d_with_indices", "adaptive_max_pool2d_with_indices",
-           "lp_pool1d", "lp_pool2d"]
+           "lp_pool1d", "lp_pool2d", "adaptive_avg_pool3d"]

@@ -13,7 +13,8 @@ from .dropout import Dropout, Dropout1d, Dropout2d, Dropout3d, AlphaDropout
 from .conv import Conv1d, Conv2d, Conv3d, ConvTranspose1d, ConvTranspose2d, ConvTranspose3d
 from .fold import Unfold, Fold
 from .pooling import (MaxPool1d, MaxPool2d, MaxPool3d, MaxUnpool1d, MaxUnpool2d, MaxUnpool3d, AvgPool1d, AvgPool2d,
-                      AvgPool3d, AdaptiveAvgPool1d, AdaptiveAvgPool2d, AdaptiveMaxPool1d, AdaptiveMaxPool2d, LPPool1d, LPPool2d)
+                      AvgPool3d, AdaptiveAvgPool1d, AdaptiveAvgPool2d, AdaptiveMaxPool1d, AdaptiveMaxPool2d, LPPool1d, LPPool2d,
+                      AdaptiveAvgPool3d)
 from .upsampling import Upsample, UpsamplingNearest2d, UpsamplingBilinear2d
 from .padding import (ZeroPad2d, ConstantPad1d, ConstantPad2d, ConstantPad3d, ReflectionPad1d, ReflectionPad2d,
                       ReflectionPad3d, ReplicationPad1d, ReplicationPad2d, ReplicationPad3d)
@@ -23,7 +24,7 @@ from .distance import CosineSimilarity, PairwiseDistance
 from .loss import (CrossEntropyLoss, NLLLoss, MSELoss, L1Loss, SmoothL1Loss, BCEWithLogitsLoss, BCELoss, KLDivLoss,
                    HuberLoss, TripletMarginLoss, MarginRankingLoss, CosineEmbeddingLoss, SoftMarginLoss,
                    MultiLabelSoftMarginLoss, HingeEmbeddingLoss, PoissonNLLLoss, GaussianNLLLoss, MultiMarginLoss,
-                   MultiLabelMarginLoss)
+                   MultiLabelMarginLoss, TripletMarginWithDistanceLoss)
 from .rnn import RNNBase, RNN, LSTM, GRU, RNNCellBase, RNNCell, LSTMCell, GRUCell
 from .transformer import (Transformer, TransformerEncoder, TransformerDecoder, TransformerEncoderLayer,
                           TransformerDecoderLayer)
@@ -47,4 +48,4 @@ __all__ = ["Module", "Sequential", "ModuleList", "ModuleDict", "ParameterList", 
            "MultiLabelMarginLoss", "RNNBase", "RNN", "LSTM", "GRU", "RNNCellBase", "RNNCell", "LSTMCell", "GRUCell",
            "Transformer", "TransformerEncoder", "TransformerDecoder", "TransformerEncoderLayer",
            "TransformerDecoderLayer", "Hardshrink", "Softshrink", "RReLU", "BatchNorm3d", "InstanceNorm3d", "Dropout3d",
-           "AdaptiveMaxPool1d", "LPPool1d", "LPPool2d"]
+           "AdaptiveMaxPool1d", "LPPool1d", "LPPool2d", "AdaptiveAvgPool3d", "TripletMarginWithDistanceLoss"]

@@ -127,6 +127,11 @@ class AdaptiveAvgPool2d(_AdaptivePool):
         return F.adaptive_avg_pool2d(input, self.output_size)
 
 
+class AdaptiveAvgPool3d(_AdaptivePool):
+    def forward(self, input):
+        return F.adaptive_avg_pool3d(input, self.output_size)
+
+
 class AdaptiveMaxPool1d(_AdaptivePool):
     def __init__(self, output_size, return_indices=False):
         super().__init__(output_size)
@@ -167,4 +172,4 @@ class AdaptiveMaxPool2d(_AdaptivePool):
 
 __all__ = ["MaxPool1d", "MaxPool2d", "MaxPool3d", "MaxUnpool1d", "MaxUnpool2d", "MaxUnpool3d", "AvgPool1d",
            "AvgPool2d", "AvgPool3d", "AdaptiveAvgPool1d", "AdaptiveAvgPool2d",
-           "AdaptiveMaxPool2d", "AdaptiveMaxPool1d", "LPPool1d", "LPPool2d"]
+           "AdaptiveMaxPool2d", "AdaptiveMaxPool1d", "LPPool1d", "LPPool2d", "AdaptiveAvgPool3d"]
