@@ -237,7 +237,8 @@ CATEGORIES = [
      "as unique)",
      _named("nanmedian", "mode", "histc", "histogram", "histogramdd", "unique_consecutive")),
     ("nn layers and functions",
-     "not yet built: 3-D adaptive pooling, fractional pooling (random windows), grid_sample/affine_grid, CTC loss "
+     "not yet built: adaptive max pooling in 3-D, fractional pooling (random windows), grid_sample/affine_grid, "
+     "CTC loss "
      "(a dynamic program over the alignment), AdaptiveLogSoftmaxWithLoss, SyncBatchNorm (needs a process group) "
      "and a few rarer layers",
      lambda name, value, prefix: prefix in ("nn.", "F.")),
