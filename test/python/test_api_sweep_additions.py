@@ -1,5 +1,5 @@
-"""The names the coverage sweep (tools/api_sweep.py, docs/python.md "Coverage against PyTorch 1.13") found missing
-and that are now compositions of existing lazy ops: values, dtypes, shapes, gradients and exception types against
+"""The aliases and short compositions of docs/python.md "Coverage against PyTorch 1.13" (names from the list of
+tools/api_sweep.py, built from existing lazy ops): values, dtypes, shapes, gradients and exception types against
 PyTorch 1.13. `agree(f, arrays)` calls f(torch) and f(lazytensor) on the same data and compares values and the
 gradients of every float input."""
 import math
