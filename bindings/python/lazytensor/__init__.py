@@ -4,6 +4,8 @@
 extension type itself), creation functions, dtypes, nn, optim, autograd. Values
 are computed at sync points: lazytensor.sync(), .item(), printing, .numpy().
 """
+import math as _math
+
 from . import _C
 from ._C import Tensor, dtype  # noqa: F401
 from ._C import bool, float32, float64, int32, int64, float, double, int, long  # noqa: F401,A004
@@ -66,6 +68,31 @@ __version__ = "0.1.0"
 
 
 from . import backends, cuda, distributed, linalg, onnx, sparse, testing
+from . import _torch_linalg, _torch_nn  # noqa: E402
+from ._torch_linalg import *  # noqa: E402,F401,F403
+from ._torch_nn import *  # noqa: E402,F401,F403
+for _module in (_torch_linalg, _torch_nn):
+    for _name in _module.TENSOR_METHODS:
+        if not hasattr(Tensor, _name):
+            setattr(Tensor, _name, _tensor.method(getattr(_module, _name), _name))
+del _module, _name
+e, pi, inf, nan = _math.e, _math.pi, _math.inf, _math.nan
+
+
+def detach(input):
+    return input.detach()
+
+
+def is_same_size(input, other):
+    return input.is_same_size(other)
+
+
+def is_signed(input):
+    return input.is_signed()
+
+
+def is_nonzero(input):
+    return input.is_nonzero()
 from .sparse import sparse_coo_tensor, spmm  # noqa: E402,F401
 from ._legacy import FloatTensor, DoubleTensor, LongTensor, IntTensor, BoolTensor  # noqa: E402,F401  # noqa: E402,F401
 from ._runtime import compile, set_num_threads, get_num_threads, set_num_interop_threads, get_num_interop_threads  # noqa: E402,F401,A004,E501

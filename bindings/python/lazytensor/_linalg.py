@@ -509,6 +509,16 @@ def inner(input, other):
     return _tensordot("inner", input, other, [-1], [-1])
 
 
+def addr(input, vec1, vec2, *, beta=1, alpha=1, out=None):
+    """beta * input + alpha * outer(vec1, vec2)."""
+    _check("addr", input)
+    for arg, t in (("vec1", vec1), ("vec2", vec2)):
+        _check("addr", t, arg, 2)
+        if t.dim() != 1:
+            raise RuntimeError("addr: Expected 1-D argument {}, but got {}-D".format(arg, t.dim()))
+    return _scaled_add(input, vec1.reshape(-1, 1) * vec2.reshape(1, -1), beta, alpha, "addr")
+
+
 def ger(input, vec2):
     """torch.ger (the deprecated name of outer): input[i] * vec2[j], with type promotion."""
     _check("ger", input)
@@ -539,9 +549,9 @@ def vdot(input, other):
 
 
 # The out= argument, honoured.
-for _n in ("addmm", "baddbmm", "addbmm", "mv", "addmv", "kron", "cross", "tensordot", "inner", "ger", "vdot"):
+for _n in ("addr", "addmm", "baddbmm", "addbmm", "mv", "addmv", "kron", "cross", "tensordot", "inner", "ger", "vdot"):
     globals()[_n] = _with_out(globals()[_n])
 del _n
 
-__all__ = ["addmm", "baddbmm", "addbmm", "addmv", "mv", "kron", "cross", "cdist", "diag", "einsum", "diagonal",
+__all__ = ["addr", "addmm", "baddbmm", "addbmm", "addmv", "mv", "kron", "cross", "cdist", "diag", "einsum", "diagonal",
            "trace", "diag_embed", "diagflat", "tensordot", "inner", "ger", "vdot"]

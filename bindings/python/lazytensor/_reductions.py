@@ -1,5 +1,6 @@
 """Reductions and scans composed from the C++ ones: nansum, nanmean, count_nonzero, cumprod, cummax, cummin,
-logcumsumexp, cov and trapezoid.
+logcumsumexp, cov, corrcoef, aminmax, dist and the
+trapezoid family.
 
 The scans other than cumsum are log2(n) rounds of `x op (x shifted by 2**k)` (Hillis-Steele): every round is
 elementwise over the whole tensor, so it stays lazy and fuses, and autograd differentiates it as written.
@@ -284,9 +285,76 @@ def trapezoid(y, x=None, *, dx=None, dim=-1):
     return (steps * (left + right)).sum(d) / 2
 
 
+def trapz(y, x=None, *, dx=None, dim=-1):
+    """PyTorch's older name of trapezoid."""
+    return trapezoid(y, x, dx=dx, dim=dim)
+
+
+def cumulative_trapezoid(y, x=None, *, dx=None, dim=-1):
+    """The running trapezoidal integral along dim (one fewer element there): cumsum of the panel areas."""
+    _check("cumulative_trapezoid", y, "y", 1)
+    if x is not None and dx is not None:
+        raise TypeError("cumulative_trapezoid(): pass either x (sample points) or dx (spacing), not both")
+    if y.dim() == 0:
+        raise IndexError("cumulative_trapezoid: Dimension specified as {} but tensor has no dimensions".format(dim))
+    nd = y.dim()
+    d = _wrap(dim, nd, "cumulative_trapezoid")
+    n = y.shape[d]
+    if n == 0:
+        return y.narrow(d, 0, 0)
+    left, right = y.narrow(d, 0, n - 1), y.narrow(d, 1, n - 1)
+    if x is None:
+        return ((left + right) * ((1 if dx is None else dx) / 2)).cumsum(d)
+    _check("cumulative_trapezoid", x, "x", 2)
+    xv = _along(x, d, nd) if x.dim() == 1 else x
+    if x.dim() == 1 and x.shape[0] != n:
+        raise RuntimeError("cumulative_trapezoid: There must be one `x` value for each sample point")
+    m = xv.shape[d]
+    steps = xv.narrow(d, 1, m - 1) - xv.narrow(d, 0, m - 1)
+    return (steps * (left + right) / 2).cumsum(d)
+
+
+_AminmaxResult = namedtuple("aminmax", ["min", "max"])
+
+
+def aminmax(input, *, dim=None, keepdim=False):
+    """(amin, amax) in one call, as a named tuple (min, max)."""
+    _check("aminmax", input)
+    if input.numel() == 0:
+        raise RuntimeError("aminmax(): cannot compute aminmax over an empty dimension as the operation has no "
+                           "identity.")
+    if dim is None:
+        lo, hi = input.amin(), input.amax()
+        if keepdim:
+            lo, hi = lo.reshape([1] * input.dim()), hi.reshape([1] * input.dim())
+        return _AminmaxResult(lo, hi)
+    return _AminmaxResult(input.amin(dim, keepdim), input.amax(dim, keepdim))
+
+
+def dist(input, other, p=2):
+    """The p-norm of input - other (broadcast)."""
+    _check("dist", input)
+    _check("dist", other, "other", 2)
+    return (input - other).norm(p)
+
+
+def corrcoef(input):
+    """Pearson correlation coefficients of the rows: cov over the outer product of the standard deviations,
+    clipped to [-1, 1] as PyTorch."""
+    _check("corrcoef", input)
+    c = cov(input)
+    if c.dim() == 0:
+        return c / c
+    d = c.diagonal()
+    stddev = d.sqrt()
+    c = c / stddev.unsqueeze(1) / stddev.unsqueeze(0)
+    return c.clamp(-1, 1)
+
+
 # The out= argument, honoured.
 for _n in ("nansum", "nanmean", "cumprod", "logcumsumexp"):
     globals()[_n] = _with_out(globals()[_n])
 del _n
 
-__all__ = ["nansum", "nanmean", "count_nonzero", "cumprod", "cummax", "cummin", "logcumsumexp", "cov", "trapezoid"]
+__all__ = ["nansum", "nanmean", "count_nonzero", "cumprod", "cummax", "cummin", "logcumsumexp", "cov", "trapezoid", "trapz",
+           "cumulative_trapezoid", "aminmax", "dist", "corrcoef"]

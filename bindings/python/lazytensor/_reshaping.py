@@ -1,9 +1,11 @@
 """Reshaping, joining, splitting and reordering: ravel, the flips, concatenate and the *stack family, the
-*split family, roll, tile, movedim, meshgrid, cartesian_prod, rot90, repeat_interleave, diff and broadcast_*.
+*split family, roll, tile, movedim, meshgrid, cartesian_prod, combinations, rot90, repeat_interleave, diff, broadcast_*,
+atleast_*d and block_diag.
 
 All are views or short compositions of the C++ ops (reshape, narrow, cat, flip, permute, expand).
 """
 import builtins
+import itertools
 import warnings
 
 import numpy as np
@@ -428,11 +430,108 @@ def rot90(input, k=1, dims=(0, 1)):
     return input.clone()
 
 
+_ATLEAST_SHAPES = {  # PyTorch's placement of the new size-1 dims, by (ndim, target ndim)
+    (0, 1): lambda s: [1], (0, 2): lambda s: [1, 1], (0, 3): lambda s: [1, 1, 1],
+    (1, 2): lambda s: [1, s[0]], (1, 3): lambda s: [1, s[0], 1], (2, 3): lambda s: [s[0], s[1], 1]}
+
+
+def _atleast(name, nd, tensors):
+    one = len(tensors) == 1 and isinstance(tensors[0], Tensor)
+    if len(tensors) == 1 and isinstance(tensors[0], (list, tuple)):
+        tensors = tuple(tensors[0])
+    out = []
+    for i, t in enumerate(tensors):
+        _check(name, t, "tensors", i + 1)
+        out.append(t.reshape(_ATLEAST_SHAPES[t.dim(), nd](list(t.shape))) if t.dim() < nd else t)
+    return out[0] if one else tuple(out)
+
+
+def atleast_1d(*tensors):
+    return _atleast("atleast_1d", 1, tensors)
+
+
+def atleast_2d(*tensors):
+    return _atleast("atleast_2d", 2, tensors)
+
+
+def atleast_3d(*tensors):
+    return _atleast("atleast_3d", 3, tensors)
+
+
+def row_stack(tensors):
+    return vstack(tensors)
+
+
+def block_diag(*tensors):
+    """The tensors (0-, 1- or 2-D, read as 1x1, 1xn and mxn) on the diagonal of a zero matrix, in the
+    promoted dtype: each block row is one cat of zeros, the block and zeros."""
+    blocks = []
+    for i, t in enumerate(tensors):
+        _check("block_diag", t, "tensors", i + 1)
+        if t.dim() > 2:
+            raise RuntimeError("torch.block_diag: Input tensors must have 2 or fewer dimensions. Input {} has {} "
+                               "dimensions".format(i, t.dim()))
+        blocks.append(t.reshape(1, 1) if t.dim() == 0 else t.reshape(1, -1) if t.dim() == 1 else t)
+    if not blocks:
+        return _C.zeros([1, 0])
+    dtype = blocks[0].dtype
+    for b in blocks[1:]:
+        dtype = _C.promote_types(dtype, b.dtype)
+    cols = builtins.sum(b.shape[1] for b in blocks)
+    rows, left = [], 0
+    for b in blocks:
+        r, c = b.shape
+        parts = [_C.zeros([r, left], dtype=dtype), b.to(dtype), _C.zeros([r, cols - left - c], dtype=dtype)]
+        rows.append(_C.cat(parts, 1))
+        left += c
+    return _C.cat(rows, 0)
+
+
+def combinations(input, r=2, with_replacement=False):
+    """The r-length combinations of a 1-D tensor's elements, one per row, in itertools' order: an index_select
+    of a host-built index table (shapes only)."""
+    _check("combinations", input)
+    if input.dim() != 1:
+        raise RuntimeError("Expect a 1D vector, but got shape {}".format(list(input.shape)))
+    if r < 0:
+        raise RuntimeError("Expect a non-negative number, but got {}".format(r))
+    if r == 0:
+        return input.narrow(0, 0, 0)
+    pick = itertools.combinations_with_replacement if with_replacement else itertools.combinations
+    table = [i for combo in pick(range(input.shape[0]), r) for i in combo]
+    if not table:
+        return input.narrow(0, 0, 0).reshape(0, r)
+    index = _C.from_numpy(np.asarray(table, dtype=np.int64))
+    return input.index_select(0, index).reshape(-1, r)
+
+
+def split_with_sizes(input, split_sizes, dim=0):
+    _check("split_with_sizes", input)
+    if _is_int(split_sizes):
+        raise TypeError("split_with_sizes(): argument 'split_sizes' must be a sequence of ints, not int")
+    return input.split(list(split_sizes), dim)
+
+
+def unsafe_split(input, split_size, dim=0):
+    """split: lazytensor's pieces are safe views, so the unsafe forms are the ordinary ones."""
+    return input.split(split_size, dim)
+
+
+def unsafe_chunk(input, chunks, dim=0):
+    return input.chunk(chunks, dim)
+
+
+def unsafe_split_with_sizes(input, split_sizes, dim=0):
+    return split_with_sizes(input, split_sizes, dim)
+
+
 # The out= argument, honoured.
-for _n in ("concatenate", "column_stack", "dstack"):
+for _n in ("concatenate", "column_stack", "dstack", "row_stack"):
     globals()[_n] = _with_out(globals()[_n])
 del _n
 
 __all__ = ["ravel", "fliplr", "flipud", "concatenate", "column_stack", "dstack", "hstack", "vstack", "concat",
            "tensor_split", "hsplit", "vsplit", "dsplit", "broadcast_to", "broadcast_tensors", "broadcast_shapes",
-           "repeat_interleave", "diff", "roll", "tile", "movedim", "moveaxis", "meshgrid", "cartesian_prod", "rot90"]
+           "repeat_interleave", "diff", "roll", "tile", "movedim", "moveaxis", "meshgrid", "cartesian_prod", "rot90",
+           "atleast_1d", "atleast_2d", "atleast_3d", "row_stack", "block_diag", "combinations", "split_with_sizes",
+           "unsafe_split", "unsafe_chunk", "unsafe_split_with_sizes"]

@@ -1,5 +1,5 @@
 """The sort family (PyTorch 1.13): sort, argsort, msort, topk, kthvalue, median, unique, bincount,
-searchsorted and bucketize.
+searchsorted, bucketize, quantile and nanquantile.
 
 Lazy formulation (no sync, differentiable values): the stable rank of every element along `dim` is a
 fused compare-and-sum reduction over a broadcast [..., n, n]:
@@ -316,3 +316,85 @@ def bucketize(input, boundaries, *, out_int32=False, right=False):
             boundaries.dim()))
     vals, _ = _as_values(input, boundaries)
     return _count_before(boundaries.detach(), vals.detach(), right, out_int32)
+
+
+_QUANTILE_INTERPOLATIONS = ("linear", "lower", "higher", "midpoint", "nearest")
+
+
+def _quantile(name, input, q, dim, keepdim, interpolation, ignore_nan):
+    """The q-th quantiles along dim (all elements when dim is None) from the sorted values: the rank
+    q * (n - 1), with n the row's count of non-NaN elements for nanquantile, picks or interpolates two sorted
+    neighbours (gathers, so the gradient reaches them, as PyTorch's). A row with a NaN gives NaN in quantile,
+    a row of NaNs in nanquantile. q's dim, when q is a tensor, comes first in the result."""
+    _check_tensor(input, name)
+    if not input.dtype.is_floating_point:
+        raise RuntimeError("{}() input tensor must be either float or double dtype".format(name))
+    if input.numel() == 0:
+        raise RuntimeError("{}() input tensor must be non-empty".format(name))
+    if interpolation not in _QUANTILE_INTERPOLATIONS:
+        raise RuntimeError("{}() interpolation must be one of linear, lower, higher, midpoint or nearest. Got {}"
+                           .format(name, interpolation))
+    scalar_q = not isinstance(q, Tensor)
+    if scalar_q:
+        if not 0 <= q <= 1:
+            raise RuntimeError("{}() q must be in the range [0, 1] but got {}".format(name, q))
+        qt = tensor([float(q)], dtype=input.dtype)
+    else:
+        if q.dim() > 1:
+            raise RuntimeError("{}() q must be a scalar or 1D tensor".format(name))
+        if q.dtype != input.dtype:
+            raise RuntimeError("{}() q tensor must be same dtype as the input tensor".format(name))
+        qt = q.reshape(-1)
+    nd = input.dim()
+    if dim is None:
+        x, d = input.reshape(-1), 0
+    else:
+        d = dim + nd if dim < 0 else dim
+        if not 0 <= d < builtins.max(nd, 1):
+            raise IndexError("Dimension out of range (expected to be in range of [{}, {}], but got {})".format(
+                -builtins.max(nd, 1), builtins.max(nd, 1) - 1, dim))
+        x = input.reshape(1) if nd == 0 else input.movedim(d, -1)
+    values = sort(x, -1).values                             # [..., n], NaNs last
+    n = values.shape[-1]
+    nans = x.isnan().sum(-1, keepdim=True)                 # [..., 1]
+    lead = list(values.shape[:-1])
+    q_rows = qt.detach().reshape([1] * len(lead) + [-1])   # [1.., Q]
+    count = (n - nans).to(input.dtype) if ignore_nan else _C.full([1] * len(lead) + [1], float(n),
+                                                                   dtype=input.dtype)
+    rank = (q_rows * (count - 1)).clamp_min(0)              # [..., Q]
+    rank = rank.expand(*(lead + [qt.shape[0]]))
+    lo, hi = rank.floor(), rank.ceil()
+    if interpolation == "nearest":
+        lo = hi = rank.round()
+    elif interpolation == "lower":
+        hi = lo
+    elif interpolation == "higher":
+        lo = hi
+    below = values.gather(-1, lo.to(_C.int64))
+    above = values.gather(-1, hi.to(_C.int64))
+    if interpolation == "linear":
+        result = below + (above - below) * (rank - lo)
+    elif interpolation == "midpoint":
+        result = below + (above - below) * 0.5
+    else:
+        result = below
+    invalid = (count == 0) if ignore_nan else (nans > 0)
+    result = _C._where3(invalid, float("nan"), result)
+    result = result.movedim(-1, 0)                          # [Q, ...]
+    if keepdim:
+        if dim is None:
+            result = result.reshape([qt.shape[0]] + [1] * nd)
+        elif nd > 0:
+            result = result.unsqueeze(d + 1)
+    return result.squeeze(0) if scalar_q else result
+
+
+def quantile(input, q, dim=None, keepdim=False, *, interpolation="linear"):
+    return _quantile("quantile", input, q, dim, keepdim, interpolation, False)
+
+
+def nanquantile(input, q, dim=None, keepdim=False, *, interpolation="linear"):
+    return _quantile("nanquantile", input, q, dim, keepdim, interpolation, True)
+
+
+__all__ += ["quantile", "nanquantile"]

@@ -14,7 +14,7 @@ import numpy as np
 from . import _C, functional
 from ._C import Tensor
 from ._reshaping import unfold as _unfold
-from ._creation import full_like as _full_like, tensor
+from ._creation import bernoulli as _bernoulli_fn, full_like as _full_like, multinomial as _multinomial_fn, tensor
 from ._function_args import _dt_name
 from ._pointwise import _as_tensor_like, float_power, floor_divide, remainder, xlogy
 from ._pointwise import round as _round_decimals
@@ -458,6 +458,56 @@ def _data_ptr(self):
     return id(self)
 
 
+def _fill_diagonal_(self, fill_value, wrap=False):
+    """PyTorch's main diagonal: (i, i, ...) for i < min(shape); a 2-D tall matrix with wrap=True restarts it
+    every cols + 1 rows. A where over a host-built mask (shapes only)."""
+    nd = self.dim()
+    if nd < 2:
+        raise RuntimeError("dimensions must larger than 1")
+    shape = list(self.shape)
+    if nd > 2 and len(set(shape)) != 1:
+        raise RuntimeError("all dimensions of input must be of equal length")
+    mask = np.zeros(self.numel(), dtype=bool)
+    if nd == 2 and wrap:
+        mask[::shape[1] + 1] = True
+    else:
+        step = builtins.sum(int(np.prod(shape[k + 1:])) for k in range(nd))
+        mask[np.arange(builtins.min(shape)) * step] = True
+    where_mask = _C.from_numpy(mask.reshape(shape))
+    return self._inplace(_C._where3(where_mask, fill_value, self).to(self.dtype), "fill_diagonal_")
+
+
+def _sum_to_size(self, *size):
+    """Sums the dims self was broadcast along to reach `size` (leading dims, and dims where size is 1)."""
+    if len(size) == 1 and isinstance(size[0], (list, tuple)):
+        size = size[0]
+    size = [int(s) for s in size]
+    shape = list(self.shape)
+    lead = len(shape) - len(size)
+    if lead < 0 or any(s != 1 and s != d for s, d in zip(size, shape[lead:])):
+        raise RuntimeError("size {{{}}} is not expandable to size {{{}}}.".format(
+            ", ".join(map(str, size)), ", ".join(map(str, shape))))
+    out = self.sum(list(range(lead))) if lead else self
+    dims = [k for k, (s, d) in enumerate(zip(size, shape[lead:])) if s == 1 and d != 1]
+    return out.sum(dims, keepdim=True) if dims else out
+
+
+def _is_same_size(self, other):
+    return list(self.shape) == list(other.shape)
+
+
+def _is_signed(self):
+    return self.dtype != _C.bool
+
+
+def _bernoulli(self, p=None, *, generator=None):
+    return _bernoulli_fn(self if p is None else _full_like(self, p), generator=generator)
+
+
+def _multinomial(self, num_samples, replacement=False, *, generator=None):
+    return _multinomial_fn(self, num_samples, replacement, generator=generator)
+
+
 def _abs_(self):
     return self._inplace(self.abs(), "abs_")
 
@@ -531,15 +581,17 @@ _POINTWISE_METHODS = ["erfc", "sinh", "cosh", "tan", "asinh", "acosh", "atanh", 
                       "isneginf", "signbit", "copysign", "heaviside", "logit", "xlogy", "float_power", "positive",
                       "rad2deg", "deg2rad", "sinc", "arcsinh", "arccosh", "arctanh", "arctan", "arcsin", "arccos",
                       "arctan2"]
-_POINTWISE_NO_INPLACE = ["isinf", "isposinf", "isneginf", "signbit", "positive", "heaviside", "logaddexp",
+_POINTWISE_NO_INPLACE = ["isinf", "isposinf", "isneginf", "signbit", "positive", "logaddexp",
                          "logaddexp2", "float_power"]
 # Tensor methods PyTorch has for the reshaping, linalg, indexing and reduction functions, and in-place forms.
 _FUNCTION_METHODS = ["ravel", "fliplr", "flipud", "hsplit", "vsplit", "dsplit", "tensor_split", "diagonal", "trace",
                      "inner", "ger", "vdot", "nansum", "nanmean", "count_nonzero", "take", "take_along_dim",
                      "index_fill", "index_copy", "scatter", "fmax", "fmin", "ldexp", "rot90", "cov", "isreal",
                      "diag_embed", "argwhere", "select_scatter", "slice_scatter", "cummax", "cummin", "logcumsumexp",
-                     "isclose", "scatter_reduce", "repeat_interleave", "diag", "diagflat"]
-_FUNCTION_INPLACE = ["index_fill", "index_copy", "scatter", "ldexp", "scatter_reduce"]
+                     "isclose", "scatter_reduce", "repeat_interleave", "diag", "diagflat", "aminmax", "corrcoef",
+                     "dist", "addr", "broadcast_to", "split_with_sizes", "unsafe_split", "unsafe_chunk",
+                     "unsafe_split_with_sizes", "quantile", "nanquantile"]
+_FUNCTION_INPLACE = ["index_fill", "index_copy", "scatter", "ldexp", "scatter_reduce", "addr"]
 
 
 def install():
@@ -601,14 +653,22 @@ def install():
     T.is_nonzero = _is_nonzero
     T.data_ptr = _data_ptr
     T.abs_ = _abs_
+    T.clip_ = T.clamp_
+    T.absolute = T.abs
+    T.fill_diagonal_ = _fill_diagonal_
+    T.sum_to_size = _sum_to_size
+    T.is_same_size = _is_same_size
+    T.is_signed = _is_signed
+    T.bernoulli = _bernoulli
+    T.multinomial = _multinomial
     for name in ("exp", "log", "log1p", "expm1", "sqrt", "rsqrt", "sin", "cos", "tanh", "sigmoid", "relu", "floor",
                  "ceil", "round", "sign", "reciprocal", "square", "addcmul", "addcdiv", "lerp", "clamp_min",
                  "clamp_max", "floor_divide", "remainder", "log2", "log10", "erf", "silu", "logical_not", "tril",
-                 "triu", "where"):
+                 "triu", "where", "eq", "ne", "lt", "le", "gt", "ge", "greater", "greater_equal", "less",
+                 "less_equal", "not_equal", "logical_and", "logical_or", "logical_xor", "multiply", "subtract",
+                 "negative", "absolute"):
         if not hasattr(T, name + "_"):
             setattr(T, name + "_", _inplace_of(name))
-    T.clip_ = T.clamp_
-    T.absolute = T.abs
     # Methods over torch.* functions written in Python, where the C++ type has none.
     for name in ("addmm", "baddbmm", "addbmm", "addmv", "mv", "trunc", "fix", "frac", "fmod", "logical_xor",
                  "diff", "roll", "tile", "movedim", "moveaxis", "kron", "cross", "cumprod"):

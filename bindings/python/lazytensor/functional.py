@@ -140,12 +140,39 @@ def dropout(input, p, train):
     return _dropout(input, p, train)
 
 
+
+def dropout_(input, p, train):
+    dropout(input, p, train)  # the checks
+    return _dropout(input, p, train, True)
+
+
+# torch.X_(input, *args) is input.X_(*args) for these in-place Tensor methods, as in PyTorch.
+_INPLACE_FUNCTIONS = ["abs_", "acos_", "acosh_", "addmv_", "arccos_", "arccosh_", "arcsin_", "arcsinh_", "arctan_",
+                      "arctanh_", "asin_", "asinh_", "atan_", "atanh_", "ceil_", "clamp_", "clamp_max_", "clamp_min_",
+                      "clip_", "cos_", "cosh_", "deg2rad_", "detach_", "erf_", "erfc_", "exp2_", "exp_", "expm1_",
+                      "fill_", "fix_", "floor_", "frac_", "ldexp_", "log10_", "log1p_", "log2_", "log_", "logit_",
+                      "nan_to_num_", "neg_", "negative_", "rad2deg_", "reciprocal_", "relu_", "round_", "rsqrt_",
+                      "sigmoid_", "sin_", "sinc_", "sinh_", "sqrt_", "square_", "tan_", "tanh_", "trunc_", "xlogy_",
+                      "zero_"]
+
+
+def _inplace_function(name):
+    def f(input, *args, **kwargs):
+        return getattr(input, name)(*args, **kwargs)
+    f.__name__ = name
+    return f
+
+
+for _name in _INPLACE_FUNCTIONS:
+    globals()[_name] = _inplace_function(_name)
+del _name
+
 __all__ = (["where", "numel", "is_tensor", "is_floating_point", "allclose", "isclose", "equal", "outer", "norm",
             "addcmul", "addcdiv", "lerp", "nonzero", "masked_select", "log2", "log10", "var_mean", "std_mean",
-            "unflatten", "result_type", "clone", "dropout",
+            "unflatten", "result_type", "clone", "dropout", "dropout_",
             "Generator", "get_rng_state", "manual_seed", "seed", "set_rng_state",
             "no_grad", "enable_grad", "inference_mode", "set_grad_enabled",
             "set_printoptions", "get_default_dtype", "set_default_dtype", "finfo", "iinfo",
             "logspace", "tril_indices", "triu_indices", "vander"]
            + _pointwise.__all__ + _linalg.__all__ + _reshaping.__all__ + _indexing.__all__ + _reductions.__all__
-           + _sorting.__all__)
+           + _sorting.__all__ + _INPLACE_FUNCTIONS)

@@ -1,9 +1,9 @@
 """lazytensor.linalg — torch.linalg's functions.
 
 Lazy (traced like any op): vector_norm, matrix_norm with 'fro'/inf/-inf/1/-1, norm over those, cross, matmul,
-multi_dot. Decompositions run on the host through numpy.linalg (LAPACK), which syncs the input and returns a new
-tensor: det, slogdet, inv, solve, cholesky, qr, eigh, eigvalsh, svd, svdvals, pinv, matrix_rank, lstsq, and
-matrix_norm with ord 'nuc'/2/-2. det, slogdet, inv and solve keep gradients: the host result enters a lazy
+multi_dot, matrix_power (n < 0 inverts on the host). Decompositions run on the host through numpy.linalg
+(LAPACK), which syncs the input and returns a new tensor: det, slogdet, inv, solve, cholesky, qr, eigh,
+eigvalsh, svd, svdvals, pinv, matrix_rank, lstsq, and matrix_norm with ord 'nuc'/2/-2. det, slogdet, inv and solve keep gradients: the host result enters a lazy
 first-order expansion whose value is the host result and whose derivative is the exact one: inv(A) is
 X0 - X0 (A - A.detach()) X0 with X0 the host inverse, whose gradient is -A^-T g A^-T. The other host functions raise when their input requires grad.
 """
@@ -17,7 +17,8 @@ from .._creation import tensor as _tensor
 from .._linalg import cross as _cross
 
 __all__ = ["norm", "vector_norm", "matrix_norm", "det", "slogdet", "inv", "solve", "cholesky", "qr", "eigh",
-           "eigvalsh", "svd", "svdvals", "pinv", "matrix_rank", "lstsq", "cross", "matmul", "multi_dot"]
+           "eigvalsh", "svd", "svdvals", "pinv", "matrix_rank", "lstsq", "cross", "matmul", "multi_dot",
+           "matrix_power"]
 
 _SlogdetResult = namedtuple("slogdet", ["sign", "logabsdet"])
 _QRResult = namedtuple("qr", ["Q", "R"])
@@ -241,6 +242,30 @@ def lstsq(A, B, rcond=None, *, driver=None):
 
 def cross(input, other, *, dim=-1):  # noqa: A002
     return _cross(input, other, dim=dim)
+
+
+def matrix_power(A, n):
+    """A^n by repeated squaring of lazy matmuls (n >= 0), or of inv(A) for n < 0 (a host inverse)."""
+    if not isinstance(A, _C.Tensor):
+        raise TypeError("linalg.matrix_power(): argument 'input' must be Tensor, not " + type(A).__name__)
+    if A.dim() < 2 or A.shape[-1] != A.shape[-2]:
+        raise RuntimeError("linalg.matrix_power: A must be batches of square matrices, but they are {} by {} "
+                           "matrices".format(A.shape[-2] if A.dim() >= 2 else 1, A.shape[-1] if A.dim() else 1))
+    if not isinstance(n, int):
+        raise TypeError("linalg.matrix_power(): argument 'n' must be int, not " + type(n).__name__)
+    if n == 0:  # the identity, still connected to A (a zero gradient), as PyTorch
+        eye = _C.zeros(list(A.shape), dtype=A.dtype) + _C.eye(A.shape[-1], dtype=A.dtype)
+        return _C._where3(_C.ones(list(A.shape), dtype=_C.bool), eye, A)
+    base = inv(A) if n < 0 else A
+    n = abs(n)
+    result = None
+    while n:
+        if n & 1:
+            result = base if result is None else result @ base
+        n >>= 1
+        if n:
+            base = base @ base
+    return result
 
 
 def matmul(input, other, *, out=None):  # noqa: A002

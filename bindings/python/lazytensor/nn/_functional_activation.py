@@ -142,6 +142,39 @@ def celu(input, alpha=1.0, inplace=False):
     return input.copy_(out) if inplace else out
 
 
+def hardshrink(input, lambd=0.5):
+    return _where((input > lambd).logical_or(input < -lambd), input, 0.0)
+
+
+def softshrink(input, lambd=0.5):
+    if lambd < 0:
+        raise RuntimeError("lambda must be greater or equal to 0, but found to be {}.".format(lambd))
+    return _where(input > lambd, input - lambd, _where(input < -lambd, input + lambd, 0.0))
+
+
+def rrelu(input, lower=1.0 / 8, upper=1.0 / 3, training=False, inplace=False):
+    """Leaky ReLU whose negative slope is drawn from U(lower, upper) per element in training (lazytensor's
+    random stream) and is (lower + upper) / 2 otherwise."""
+    if training:
+        slope = _C.rand(*input.shape, dtype=input.dtype) * (upper - lower) + lower
+    else:
+        slope = (lower + upper) / 2
+    out = _where(input >= 0, input, input * slope)
+    return input.copy_(out) if inplace else out
+
+
+def _inplace_form(fn):
+    def f(input, *args, **kwargs):
+        return fn(input, *args, inplace=True, **kwargs)
+    f.__name__ = fn.__name__ + "_"
+    f.__doc__ = "{}(..., inplace=True)".format(fn.__name__)
+    return f
+
+
+relu_, elu_, leaky_relu_, hardtanh_, selu_, celu_, threshold_, rrelu_ = (
+    _inplace_form(f) for f in (relu, elu, leaky_relu, hardtanh, selu, celu, threshold, rrelu))
+
+
 def _softmax_dim(ndim):
     return 0 if ndim in (0, 1, 3) else 1
 
@@ -162,6 +195,20 @@ def softmin(input, dim=None, _stacklevel=3, dtype=None):
     return softmax(-input, dim, dtype=dtype)
 
 
+
+def gumbel_softmax(logits, tau=1, hard=False, eps=1e-10, dim=-1):
+    """softmax((logits + g) / tau) with g Gumbel(0, 1) noise (lazytensor's random stream); hard=True returns the
+    one-hot argmax in value and the soft sample's gradient (straight-through), as PyTorch."""
+    u = _C.rand(*logits.shape, dtype=logits.dtype).clamp_min(1e-30)
+    exponential = (-u.log()).clamp_min(1e-30)
+    y_soft = softmax((logits - exponential.log()) / tau, dim)
+    if not hard:
+        return y_soft
+    index = y_soft.argmax(dim, keepdim=True)
+    y_hard = y_soft.new_zeros(list(logits.shape)).scatter_(dim, index, 1.0)
+    return y_hard - y_soft.detach() + y_soft
+
 __all__ = ["relu", "relu6", "leaky_relu", "elu", "gelu", "silu", "sigmoid", "tanh", "hardtanh", "softplus", "mish",
            "hardswish", "threshold", "glu", "prelu", "logsigmoid", "softsign", "tanhshrink", "hardsigmoid", "selu",
-           "celu", "softmax", "log_softmax", "softmin"]
+           "celu", "softmax", "log_softmax", "softmin", "hardshrink", "softshrink", "rrelu", "relu_", "elu_",
+           "leaky_relu_", "hardtanh_", "selu_", "celu_", "threshold_", "rrelu_", "gumbel_softmax"]

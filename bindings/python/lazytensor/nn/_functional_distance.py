@@ -1,5 +1,9 @@
-"""Distances: cosine_similarity and pairwise_distance."""
+"""Distances: cosine_similarity, pairwise_distance and pdist."""
 import math
+
+import numpy as np
+
+from .. import _C
 
 from ._checks import _broadcast_shape, _to_float
 
@@ -53,4 +57,20 @@ def pairwise_distance(x1, x2, p=2.0, eps=1e-6, keepdim=False):
     return _vector_norm(d, p, -1, keepdim)
 
 
-__all__ = ["cosine_similarity", "pairwise_distance"]
+
+def pdist(input, p=2):
+    """The p-norm distances between the rows of a 2-D input, i < j in row-major order: the difference of two
+    index_selects by host-built pair indices, then Tensor.norm (zero gradient at a zero distance, as PyTorch)."""
+    if input.dim() != 2:
+        raise RuntimeError("pdist only supports 2D tensors, got: {}D".format(input.dim()))
+    if p < 0:
+        raise RuntimeError("pdist only supports non-negative p values")
+    if not input.dtype.is_floating_point:
+        raise RuntimeError("pdist only supports floating-point dtypes")
+    first, second = np.triu_indices(input.shape[0], 1)
+    rows = _C.from_numpy(first.astype(np.int64)), _C.from_numpy(second.astype(np.int64))
+    diff = input.index_select(0, rows[0]) - input.index_select(0, rows[1])
+    return diff.norm(p, 1)
+
+
+__all__ = ["cosine_similarity", "pairwise_distance", "pdist"]

@@ -1,5 +1,6 @@
 """Dropout: dropout, dropout1d, dropout2d and alpha_dropout."""
 import math
+import warnings
 
 from .. import _C
 from ..functional import _dropout
@@ -77,4 +78,19 @@ def alpha_dropout(input, p=0.5, training=False, inplace=False):
     return input.copy_(out) if inplace else out
 
 
-__all__ = ["dropout", "dropout1d", "dropout2d", "alpha_dropout"]
+def dropout3d(input, p=0.5, training=True, inplace=False):
+    """Zeroes whole channels of [N, C, D, H, W] input; any other input is read as unbatched, its first dim the
+    channels (PyTorch 1.13 warns about inputs that are not 4D or 5D and does the same)."""
+    _tensor_arg("dropout3d", "input", input)
+    _check_p(p)
+    if input.dim() not in (4, 5):
+        warnings.warn("dropout3d: Received a {}-D input to dropout3d, which is deprecated and will result in an "
+                      "error in a future release.".format(input.dim()))
+    if input.dim() == 0:
+        raise RuntimeError("dropout3d: Feature dropout requires at least 2 dimensions in the input")
+    if not training or p == 0.0:
+        return input
+    return _drop_channels(input, p, inplace, 2 if input.dim() == 5 else 1)
+
+
+__all__ = ["dropout", "dropout1d", "dropout2d", "dropout3d", "alpha_dropout"]

@@ -159,6 +159,17 @@ def triplet_margin_loss(anchor, positive, negative, margin=1.0, p=2, eps=1e-6, s
     return _reduce((margin + d_pos - d_neg).clamp_min(0), reduction)
 
 
+def triplet_margin_with_distance_loss(anchor, positive, negative, *, distance_function=None, margin=1.0, swap=False,
+                                      reduction="mean"):
+    """triplet_margin_loss with any distance (pairwise_distance by default), as PyTorch 1.13."""
+    reduction = _reduction(None, None, reduction)
+    distance = distance_function if distance_function is not None else pairwise_distance
+    d_pos, d_neg = distance(anchor, positive), distance(anchor, negative)
+    if swap:
+        d_neg = _C.minimum(d_neg, distance(positive, negative))
+    return _reduce((d_pos - d_neg + margin).clamp_min(0.0), reduction)
+
+
 def margin_ranking_loss(input1, input2, target, margin=0, size_average=None, reduce=None, reduction="mean"):
     reduction = _reduction(size_average, reduce, reduction)
     if input1.dim() != input2.dim() or input1.dim() != target.dim():
@@ -325,4 +336,4 @@ __all__ = ["cross_entropy", "nll_loss", "mse_loss", "l1_loss", "smooth_l1_loss",
            "binary_cross_entropy_with_logits", "binary_cross_entropy", "kl_div", "triplet_margin_loss",
            "margin_ranking_loss", "cosine_embedding_loss", "soft_margin_loss", "multilabel_soft_margin_loss",
            "hinge_embedding_loss", "poisson_nll_loss", "gaussian_nll_loss", "multi_margin_loss",
-           "multilabel_margin_loss"]
+           "multilabel_margin_loss", "triplet_margin_with_distance_loss"]

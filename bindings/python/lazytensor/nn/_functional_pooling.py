@@ -247,6 +247,10 @@ def adaptive_avg_pool2d(input, output_size):
     return _adaptive_avg(input, output_size, 2, "adaptive_avg_pool2d")
 
 
+def adaptive_avg_pool3d(input, output_size):
+    return _adaptive_avg(input, output_size, 3, "adaptive_avg_pool3d")
+
+
 def adaptive_avg_pool1d(input, output_size):
     return _adaptive_avg(input, output_size, 1, "adaptive_avg_pool1d")
 
@@ -283,6 +287,47 @@ def adaptive_max_pool2d(input, output_size, return_indices=False):
     return values, (idx.squeeze(0) if unbatched else idx)
 
 
+def adaptive_max_pool1d(input, output_size, return_indices=False):
+    """adaptive_max_pool2d over a size-1 height: the flat indices are then the positions along L."""
+    if not isinstance(input, _C.Tensor) or input.dim() not in (2, 3):
+        raise RuntimeError("adaptive_max_pool1d(): Expected 2D or 3D tensor, but got {}".format(
+            list(input.shape) if isinstance(input, _C.Tensor) else type(input).__name__))
+    size = output_size[0] if isinstance(output_size, (list, tuple)) else output_size
+    out = adaptive_max_pool2d(input.unsqueeze(-2), (1, size), return_indices)
+    if return_indices:
+        return out[0].squeeze(-2), out[1].squeeze(-2)
+    return out.squeeze(-2)
+
+
+def _with_indices(fn):
+    def f(*args, **kwargs):
+        kwargs["return_indices"] = True
+        return fn(*args, **kwargs)
+    f.__name__ = fn.__name__ + "_with_indices"
+    f.__doc__ = "{}(..., return_indices=True)".format(fn.__name__)
+    return f
+
+
+max_pool1d_with_indices, max_pool2d_with_indices, max_pool3d_with_indices = (
+    _with_indices(max_pool1d), _with_indices(max_pool2d), _with_indices(max_pool3d))
+adaptive_max_pool1d_with_indices, adaptive_max_pool2d_with_indices = (
+    _with_indices(adaptive_max_pool1d), _with_indices(adaptive_max_pool2d))
+
+
+def lp_pool1d(input, norm_type, kernel_size, stride=None, ceil_mode=False):
+    """PyTorch's formula: (sum over the window of x^p)^(1/p), from avg_pool of x^p times the window size."""
+    out = avg_pool1d(input.pow(norm_type), kernel_size, stride, 0, ceil_mode)
+    return (out.sign() * out.abs().relu()).mul(kernel_size).pow(1.0 / norm_type)
+
+
+def lp_pool2d(input, norm_type, kernel_size, stride=None, ceil_mode=False):
+    kh, kw = kernel_size if isinstance(kernel_size, (list, tuple)) else (kernel_size, kernel_size)
+    out = avg_pool2d(input.pow(norm_type), kernel_size, stride, 0, ceil_mode)
+    return (out.sign() * out.abs().relu()).mul(kh * kw).pow(1.0 / norm_type)
+
+
 __all__ = ["max_pool1d", "max_pool2d", "max_pool3d", "max_unpool1d", "max_unpool2d", "max_unpool3d", "avg_pool1d",
            "avg_pool2d", "avg_pool3d", "adaptive_avg_pool1d", "adaptive_avg_pool2d",
-           "adaptive_max_pool2d"]
+           "adaptive_max_pool2d", "adaptive_max_pool1d", "max_pool1d_with_indices", "max_pool2d_with_indices",
+           "max_pool3d_with_indices", "adaptive_max_pool1d_with_indices", "adaptive_max_pool2d_with_indices",
+           "lp_pool1d", "lp_pool2d", "adaptive_avg_pool3d"]

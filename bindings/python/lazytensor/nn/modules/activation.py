@@ -169,6 +169,38 @@ class Tanhshrink(Module):
         return F.tanhshrink(input)
 
 
+class Hardshrink(Module):
+    def __init__(self, lambd=0.5):
+        super().__init__()
+        self.lambd = lambd
+
+    def forward(self, input):
+        return F.hardshrink(input, self.lambd)
+
+    def extra_repr(self):
+        return "{}".format(self.lambd)
+
+
+class Softshrink(Hardshrink):
+    def forward(self, input):
+        return F.softshrink(input, self.lambd)
+
+    def extra_repr(self):
+        return str(self.lambd)
+
+
+class RReLU(Module):
+    def __init__(self, lower=1.0 / 8, upper=1.0 / 3, inplace=False):
+        super().__init__()
+        self.lower, self.upper, self.inplace = lower, upper, inplace
+
+    def forward(self, input):
+        return F.rrelu(input, self.lower, self.upper, self.training, self.inplace)
+
+    def extra_repr(self):
+        return "lower={}, upper={}{}".format(self.lower, self.upper, ", inplace=True" if self.inplace else "")
+
+
 class Hardsigmoid(_Activation):
     def forward(self, input):
         return F.hardsigmoid(input, self.inplace)
@@ -308,4 +340,5 @@ class MultiheadAttention(Module):
 
 __all__ = ["ReLU", "ReLU6", "LeakyReLU", "ELU", "GELU", "Tanh", "Sigmoid", "SiLU", "Mish", "Softplus", "Hardswish",
            "Hardtanh", "Threshold", "GLU", "PReLU", "LogSigmoid", "Softsign", "Tanhshrink", "Hardsigmoid", "SELU",
-           "CELU", "Softmax", "LogSoftmax", "Softmin", "Softmax2d", "MultiheadAttention"]
+           "CELU", "Softmax", "LogSoftmax", "Softmin", "Softmax2d", "MultiheadAttention", "Hardshrink", "Softshrink",
+           "RReLU"]

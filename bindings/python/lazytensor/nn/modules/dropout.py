@@ -38,9 +38,14 @@ class Dropout2d(_DropoutNd):
         return F.dropout2d(input, self.p, self.training, self.inplace)
 
 
+class Dropout3d(_DropoutNd):
+    def forward(self, input):
+        return F.dropout3d(input, self.p, self.training, self.inplace)
+
+
 class AlphaDropout(_DropoutNd):
     def forward(self, input):
         return F.alpha_dropout(input, self.p, self.training)
 
 
-__all__ = ["Dropout", "Dropout1d", "Dropout2d", "AlphaDropout"]
+__all__ = ["Dropout", "Dropout1d", "Dropout2d", "Dropout3d", "AlphaDropout"]

@@ -63,7 +63,24 @@ class Linear(Module):
 
 
 class Bilinear(Module):
-    pass
+    def __init__(self, in1_features, in2_features, out_features, bias=True, device=None, dtype=None):
+        super().__init__()
+        self.in1_features, self.in2_features, self.out_features = in1_features, in2_features, out_features
+        _create_weight_and_bias(self, (out_features, in1_features, in2_features), out_features, bias, dtype)
+        self.reset_parameters()
+
+    def reset_parameters(self):
+        bound = 1 / math.sqrt(self.weight.size(1))
+        init.uniform_(self.weight, -bound, bound)
+        if self.bias is not None:
+            init.uniform_(self.bias, -bound, bound)
+
+    def forward(self, input1, input2):
+        return F.bilinear(input1, input2, self.weight, self.bias)
+
+    def extra_repr(self):
+        return "in1_features={}, in2_features={}, out_features={}, bias={}".format(
+            self.in1_features, self.in2_features, self.out_features, self.bias is not None)
 
 
 class NonDynamicallyQuantizableLinear(Linear):

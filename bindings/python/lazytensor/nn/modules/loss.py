@@ -1,6 +1,7 @@
 """Loss layers (PyTorch 1.13). Functional code: nn/_functional_loss.py."""
 from .. import functional as F
 from .._reduction import _reduction
+from .distance import PairwiseDistance
 from .module import Module
 
 
@@ -100,6 +101,17 @@ class TripletMarginLoss(_Loss):
                                      swap=self.swap, reduction=self.reduction)
 
 
+class TripletMarginWithDistanceLoss(_Loss):
+    def __init__(self, *, distance_function=None, margin=1.0, swap=False, reduction="mean"):
+        super().__init__(None, None, reduction)
+        self.distance_function = distance_function if distance_function is not None else PairwiseDistance()
+        self.margin, self.swap = margin, swap
+
+    def forward(self, anchor, positive, negative):
+        return F.triplet_margin_with_distance_loss(anchor, positive, negative, distance_function=self.distance_function,
+                                                   margin=self.margin, swap=self.swap, reduction=self.reduction)
+
+
 class MarginRankingLoss(_Loss):
     def __init__(self, margin=0.0, size_average=None, reduce=None, reduction="mean"):
         super().__init__(size_average, reduce, reduction)
@@ -184,4 +196,4 @@ class MultiLabelMarginLoss(_Loss):
 __all__ = ["CrossEntropyLoss", "NLLLoss", "MSELoss", "L1Loss", "SmoothL1Loss", "BCEWithLogitsLoss", "BCELoss",
            "KLDivLoss", "HuberLoss", "TripletMarginLoss", "MarginRankingLoss", "CosineEmbeddingLoss", "SoftMarginLoss",
            "MultiLabelSoftMarginLoss", "HingeEmbeddingLoss", "PoissonNLLLoss", "GaussianNLLLoss", "MultiMarginLoss",
-           "MultiLabelMarginLoss"]
+           "MultiLabelMarginLoss", "TripletMarginWithDistanceLoss"]

@@ -93,6 +93,13 @@ class BatchNorm2d(_BatchNorm):
                 input.dim(), list(input.shape)))
 
 
+class BatchNorm3d(_BatchNorm):
+    def _check_input_dim(self, input):
+        if input.dim() != 5:
+            raise ValueError("BatchNorm3d: expected 5D input (got {}D input of shape {})".format(
+                input.dim(), list(input.shape)))
+
+
 class _InstanceNorm(Module):
     _nd = 1
 
@@ -136,6 +143,10 @@ class InstanceNorm1d(_InstanceNorm):
 
 class InstanceNorm2d(_InstanceNorm):
     _nd = 2
+
+
+class InstanceNorm3d(_InstanceNorm):
+    _nd = 3
 
 
 class LayerNorm(Module):
@@ -204,5 +215,5 @@ class LocalResponseNorm(Module):
         return "{size}, alpha={alpha}, beta={beta}, k={k}".format(**self.__dict__)
 
 
-__all__ = ["BatchNorm1d", "BatchNorm2d", "InstanceNorm1d", "InstanceNorm2d", "LayerNorm", "GroupNorm",
+__all__ = ["BatchNorm1d", "BatchNorm2d", "BatchNorm3d", "InstanceNorm1d", "InstanceNorm2d", "InstanceNorm3d", "LayerNorm", "GroupNorm",
            "LocalResponseNorm"]
