@@ -113,6 +113,33 @@ def test_moving_to_cuda_raises_as_torch(name):
     assert_both_refuse(MOVES[name])
 
 
+CONSTRUCTORS = {
+    "Linear": lambda m, d: m.nn.Linear(2, 2, device=d),
+    "Conv2d": lambda m, d: m.nn.Conv2d(1, 2, 3, device=d),
+    "Embedding": lambda m, d: m.nn.Embedding(4, 2, device=d),
+    "LayerNorm": lambda m, d: m.nn.LayerNorm(4, device=d),
+    "BatchNorm1d": lambda m, d: m.nn.BatchNorm1d(4, device=d),
+    "GroupNorm": lambda m, d: m.nn.GroupNorm(2, 4, device=d),
+    "PReLU": lambda m, d: m.nn.PReLU(device=d),
+    "LSTM": lambda m, d: m.nn.LSTM(2, 3, device=d),
+    "GRUCell": lambda m, d: m.nn.GRUCell(2, 3, device=d),
+    "MultiheadAttention": lambda m, d: m.nn.MultiheadAttention(4, 2, device=d),
+    "TransformerEncoderLayer": lambda m, d: m.nn.TransformerEncoderLayer(4, 2, 8, device=d),
+}
+
+
+@pytest.mark.parametrize("name", sorted(CONSTRUCTORS))
+def test_modules_built_on_cuda_raise_as_torch(name):
+    assert_both_refuse(lambda m: CONSTRUCTORS[name](m, "cuda"))
+
+
+@pytest.mark.parametrize("name", sorted(CONSTRUCTORS))
+def test_modules_built_on_the_cpu_keep_working(name):
+    for d in ("cpu", lt.device("cpu")):
+        module = CONSTRUCTORS[name](lt, d)
+        assert all(p.device == lt.device("cpu") for p in module.parameters())
+
+
 def test_a_refused_module_move_leaves_the_module_usable_on_the_cpu():
     model = lt.nn.Linear(2, 2)
     before = model.weight.detach().numpy().copy()
