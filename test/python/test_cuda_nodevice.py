@@ -26,6 +26,7 @@ def assert_both_refuse(make):
     with pytest.raises(type(ref)) as info:
         make(lt)
     assert NO_DEVICE in str(info.value)
+    assert isinstance(info.value, lt.cuda.NoCudaDeviceError)
     assert isinstance(info.value, RuntimeError)  # what a CUDA build of torch without a GPU raises
 
 
@@ -257,6 +258,6 @@ def test_mixed_device_error_names_both_devices():
     assert "Expected all tensors to be on the same device, but found at least two devices" in str(ref.value)
 
 
-def test_non_cuda_accelerator_devices_are_refused():
+def test_meta_tensors_are_refused():
     with pytest.raises(NotImplementedError):
         lt.zeros(2, device="meta")
