@@ -183,7 +183,7 @@ def test_modules_move_to_the_cpu_and_keep_training():
 def test_tensor_device_and_is_cuda_match_torch():
     for m in (torch, lt):
         t = m.ones(2)
-        assert t.is_cuda is False
+        assert t.is_cuda is False and t.get_device() == -1
         assert repr(t.device) == "device(type='cpu')" and str(t.device) == "cpu"
         assert t.device == m.device("cpu") and t.device.type == "cpu" and t.device.index is None
 

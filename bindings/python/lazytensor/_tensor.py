@@ -238,6 +238,10 @@ def _cuda(self, device=None, non_blocking=False, memory_format=None):
     move_to_cuda(device)
 
 
+def _get_device(self):
+    return -1  # torch's answer for a CPU tensor
+
+
 # Non-leaf tensors that asked for their gradient (retain_grad), by id. The autograd engine fills .grad of
 # leaves only; backward() computes these tensors' gradients with autograd.grad first (the same graph, so the
 # shared nodes hash-cons) and accumulates them into their .grad, as PyTorch's retain_grad hook does. Only
@@ -579,6 +583,7 @@ def install():
     T.scatter_add_ = _scatter_add_
     T.cpu = _cpu
     T.cuda = _cuda
+    T.get_device = _get_device
     T.retain_grad = _retain_grad
     T.retains_grad = property(_retains_grad)
     T.backward = _backward
