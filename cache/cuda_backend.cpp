@@ -98,8 +98,12 @@ Hash128 cubin_key(const Kernel& k, const std::string& arch) {
 }  // namespace
 
 Hash128 cuda_module_key(const std::string& translation_unit, const std::string& arch) {
-  return StableHasher().add_string("cuda module").add_string(translation_unit).add_string(arch)
-      .add_string(cuda::nvrtc_version()).finish();
+  return StableHasher()
+      .add_string("cuda module")
+      .add_string(translation_unit)
+      .add_string(arch)
+      .add_string(cuda::nvrtc_version())
+      .finish();
 }
 
 CudaModuleImage cuda_module_image(const std::string& translation_unit, const std::string& label,
@@ -109,7 +113,8 @@ CudaModuleImage cuda_module_image(const std::string& translation_unit, const std
   CudaModuleImage out;
   if (std::optional<std::string> bytes = disk->load(key)) {
     counters::cuda_disk_loads.add();
-    if (debug_level() >= 2) std::fprintf(stderr, "[lt] loaded %s from %s\n", label.c_str(), disk->path_for(key).c_str());
+    if (debug_level() >= 2)
+      std::fprintf(stderr, "[lt] loaded %s from %s\n", label.c_str(), disk->path_for(key).c_str());
     out.image = std::move(*bytes);
     out.from_disk = true;
     return out;

@@ -72,7 +72,7 @@ BOOST_AUTO_TEST_CASE(a_compiled_cubin_is_stored_and_a_second_request_loads_it_wi
   BOOST_CHECK_EQUAL(compiled.stores - before.stores, 1);
   BOOST_CHECK_EQUAL(cache.files(), 1u);
   BOOST_CHECK(std::filesystem::exists(kernel_cache()->path_for(cuda_module_key(tu, "sm_90"))));
-  BOOST_CHECK(first.image.compare(0, 4, "\x7f" "ELF") == 0);  // a cubin is an ELF image
+  BOOST_CHECK(first.image.compare(0, 4, "\177ELF") == 0);  // a cubin is an ELF image
 
   CudaModuleImage second = cuda_module_image(tu, "lt_test_softmax", "sm_90");
   Counts loaded;
