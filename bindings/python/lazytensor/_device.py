@@ -71,16 +71,13 @@ def check_placement(d):
     if d.type == "cpu":
         return
     if d.type == "cuda":
-        raise no_cuda_device(str(d) if d.index is not None else "cuda")
+        raise no_cuda_device(str(d))
     raise NotImplementedError("lazytensor has no '%s' device; tensors live on the CPU" % d.type)
 
 
 def move_to_cuda(d=None):
     """.cuda(d) of a tensor or a module: raises, there is no CUDA device to move to."""
-    if d is None:
-        raise no_cuda_device("cuda")
-    d = device("cuda", d) if isinstance(d, builtins.int) else device(d)
-    raise no_cuda_device(str(d))
+    raise no_cuda_device("cuda" if d is None else str(device(d)))
 
 
 def check_same_device(op, *devices):
