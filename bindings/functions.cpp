@@ -219,6 +219,10 @@ lt::Shape shape_arg(const py::args& args, const py::kwargs& kw, size_t first = 0
   return lt::Shape(s.begin(), s.end());
 }
 
+void check_device_kw(const py::kwargs& kw) {
+  if (kw.contains("device")) check_placement(kw["device"]);
+}
+
 std::optional<lt::DType> kw_dtype(const py::kwargs& kw) {
   if (kw.contains("dtype")) return to_opt_dtype(kw["dtype"]);
   return std::nullopt;
@@ -236,6 +240,14 @@ lt::Scalar scalar_arg(py::handle h, const char* what) {
 }
 
 }  // namespace
+
+py::object& g_placement_check = *new py::object();  // leaked on purpose (top of the file)
+
+void check_placement(py::handle device) {
+  if (device.is_none()) return;
+  if (!g_placement_check) lt::fail(lt::ErrorKind::Runtime, "lazytensor: device check used before the package loaded");
+  g_placement_check(device);
+}
 
 static PyTensor from_numpy(py::array arr) {
   auto d = numpy_dtype(arr.dtype());
@@ -295,23 +307,29 @@ void bind_functions(py::module_& m) {
   m.def("_set_size_class", [](py::object cls) { g_size_class = std::move(cls); });
   m.def("_set_tensor_type", [](py::object cls) { g_tensor_type = std::move(cls); });
 
+  m.def("_set_placement_check", [](py::object f) { g_placement_check = std::move(f); });
   m.def("from_numpy", &from_numpy);
   m.def("_to_numpy", &to_numpy);
 
   m.def("zeros", [](py::args a, py::kwargs kw) {
+    check_device_kw(kw);
     return finish(lt::zeros(shape_arg(a, kw), kw_dtype(kw).value_or(lt::kDefaultFloat)), kw);
   });
   m.def("ones", [](py::args a, py::kwargs kw) {
+    check_device_kw(kw);
     return finish(lt::ones(shape_arg(a, kw), kw_dtype(kw).value_or(lt::kDefaultFloat)), kw);
   });
   m.def("empty", [](py::args a, py::kwargs kw) {
+    check_device_kw(kw);
     return finish(lt::zeros(shape_arg(a, kw), kw_dtype(kw).value_or(lt::kDefaultFloat)), kw);
   });
   m.def("full", [](py::handle size, py::handle value, py::kwargs kw) {
+    check_device_kw(kw);
     std::vector<int64_t> s = to_int_list(size);
     return finish(lt::full(lt::Shape(s.begin(), s.end()), scalar_arg(value, "full"), kw_dtype(kw)), kw);
   }, py::arg("size"), py::arg("fill_value"));
   m.def("arange", [](py::args a, py::kwargs kw) {
+    check_device_kw(kw);
     std::vector<lt::Scalar> v;
     for (auto h : a) v.push_back(scalar_arg(h, "arange"));
     if (kw.contains("start")) v.insert(v.begin(), scalar_arg(kw["start"], "arange"));
@@ -327,10 +345,12 @@ void bind_functions(py::module_& m) {
     return finish(lt::arange(v[0], v[1], v[2], kw_dtype(kw)), kw);
   });
   m.def("linspace", [](double start, double end, int64_t steps, py::kwargs kw) {
+    check_device_kw(kw);
     if (steps < 0) lt::fail(lt::ErrorKind::Runtime, "linspace: number of steps must be non-negative");
     return finish(lt::linspace(start, end, steps, kw_dtype(kw).value_or(lt::kDefaultFloat)), kw);
   }, py::arg("start"), py::arg("end"), py::arg("steps"));
   m.def("eye", [](int64_t n, py::object m_, py::kwargs kw) {
+    check_device_kw(kw);
     std::optional<int64_t> mm;
     if (!m_.is_none()) mm = m_.cast<int64_t>();
     if (n < 0) lt::fail(lt::ErrorKind::Runtime, "eye: n must be greater or equal to 0, got ", n);
@@ -350,18 +370,21 @@ void bind_functions(py::module_& m) {
   });
   m.def("_advance_generator", [](int64_t n) { return default_generator().advance(n); });
   m.def("rand", [](py::args a, py::kwargs kw) {
+    check_device_kw(kw);
     lt::Shape s = shape_arg(a, kw);
     auto& g = default_generator();
     int64_t off = g.advance(lt::shape_numel(s));
     return finish(lt::rand(s, g.seed, off, kw_dtype(kw).value_or(lt::kDefaultFloat)), kw);
   });
   m.def("randn", [](py::args a, py::kwargs kw) {
+    check_device_kw(kw);
     lt::Shape s = shape_arg(a, kw);
     auto& g = default_generator();
     int64_t off = g.advance(lt::shape_numel(s));
     return finish(lt::randn(s, g.seed, off, kw_dtype(kw).value_or(lt::kDefaultFloat)), kw);
   });
   m.def("randint", [](py::args a, py::kwargs kw) {
+    check_device_kw(kw);
     int64_t low = 0, high;
     size_t i = 0;
     std::vector<int64_t> size;

@@ -109,6 +109,8 @@ std::vector<int64_t> shape_from_args(const py::args& args, size_t first = 0);
 std::vector<int64_t> to_dims(py::handle h);
 py::object wrap(lt::Tensor t);
 py::object make_size(const lt::Shape& s);
+/// Raises (lazytensor._device.check_placement) unless `device` is None or names the CPU.
+void check_placement(py::handle device);
 
 void bind_tensor(py::module_& m, py::class_<PyTensor>& cls);
 void bind_functions(py::module_& m);

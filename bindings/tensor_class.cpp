@@ -253,28 +253,28 @@ int64_t correction_of(py::handle unbiased, py::handle correction) {
   return 1;
 }
 
+/// to(dtype), to(device), to(device, dtype), to(other), to(device=..., dtype=...), with the non_blocking /
+/// copy flags. A device is a string, a device object or a CUDA ordinal; every one goes through the placement
+/// check, so to("cuda") raises instead of returning the CPU tensor.
 py::object to_impl(py::object self, py::args args, py::kwargs kw) {
   PyTensor& s = self.cast<PyTensor&>();
   std::optional<lt::DType> dtype;
   auto consider = [&](py::handle h) {
     if (is_tensor(h)) {
+      check_placement(h.attr("device"));
       dtype = as_tensor(h).get().dtype();
       return;
     }
-    if (PyUnicode_Check(h.ptr())) {
-      std::string d = h.cast<std::string>();
-      if (d.rfind("cpu", 0) != 0) {
-        lt::fail(lt::ErrorKind::Runtime, "device '", d, "' is not available in this lazytensor build (cpu only)");
-      }
+    if (h.is_none() || PyBool_Check(h.ptr())) return;  // non_blocking / copy flags
+    if (PyUnicode_Check(h.ptr()) || PyLong_Check(h.ptr()) || (py::hasattr(h, "type") && py::hasattr(h, "index"))) {
+      check_placement(h);
       return;
     }
-    if (h.is_none() || PyBool_Check(h.ptr())) return;  // non_blocking / copy flags
-    if (py::hasattr(h, "type") && py::hasattr(h, "index")) return;  // a device object
     dtype = to_dtype(h);
   };
   for (auto h : args) consider(h);
   if (kw.contains("dtype")) consider(kw["dtype"]);
-  if (kw.contains("device")) consider(kw["device"]);
+  if (kw.contains("device")) check_placement(kw["device"]);
   bool copy = kw.contains("copy") && kw["copy"].cast<bool>();
   const Tensor& x = s.get();
   if ((!dtype || *dtype == x.dtype()) && !copy) return self;

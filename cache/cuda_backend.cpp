@@ -1,4 +1,13 @@
 // cache/cuda_backend.cpp — trace cache, cubin cache and the launch loop for "cuda".
+//
+// Kernels missing from the in-memory cubin cache are compiled together, as one
+// NVRTC program, because NVRTC's fixed cost per program dwarfs a kernel's own
+// (docs/cuda.md). The disk cache (cache/kernel_cache.h, shared with the cpu
+// backend) therefore stores one module image per such program, keyed by its
+// translation unit (whose entries are named by the kernels' IR hashes, so the
+// key covers the kernels and the code generator), the target architecture and
+// the NVRTC version. A process that meets the same traces in the same order
+// misses memory with the same kernel groups and loads every module from disk.
 #include "cache/cuda_backend.h"
 
 #if LT_HAVE_CUDA
@@ -12,6 +21,7 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "cache/debug.h"
+#include "cache/kernel_cache.h"
 #include "cache/trace_cache.h"
 #include "ir/counters.h"
 #include "ir/error.h"
@@ -31,6 +41,8 @@ Counter cuda_compile_ms("cuda_compile_ms");
 Counter cuda_kernels_launched("cuda_kernels_launched");
 Counter cuda_bytes_to_device("cuda_bytes_to_device");
 Counter cuda_bytes_to_host("cuda_bytes_to_host");
+Counter cuda_nvrtc_compiles("cuda_nvrtc_compiles");
+Counter cuda_disk_loads("cuda_disk_loads");
 }  // namespace counters
 
 namespace {
@@ -83,6 +95,43 @@ Hash128 cubin_key(const Kernel& k, const std::string& arch) {
   return StableHasher().add(k.hash()).add_string(arch).add_string(cuda::nvrtc_version()).finish();
 }
 
+}  // namespace
+
+Hash128 cuda_module_key(const std::string& translation_unit, const std::string& arch) {
+  return StableHasher()
+      .add_string("cuda module")
+      .add_string(translation_unit)
+      .add_string(arch)
+      .add_string(cuda::nvrtc_version())
+      .finish();
+}
+
+CudaModuleImage cuda_module_image(const std::string& translation_unit, const std::string& label,
+                                  const std::string& arch) {
+  std::shared_ptr<KernelCache> disk = kernel_cache();
+  Hash128 key = cuda_module_key(translation_unit, arch);
+  CudaModuleImage out;
+  if (std::optional<std::string> bytes = disk->load(key)) {
+    counters::cuda_disk_loads.add();
+    if (debug_level() >= 2)
+      std::fprintf(stderr, "[lt] loaded %s from %s\n", label.c_str(), disk->path_for(key).c_str());
+    out.image = std::move(*bytes);
+    out.from_disk = true;
+    return out;
+  }
+  cuda::CompiledModule m = cuda::nvrtc_compile(translation_unit, label, arch);
+  counters::cuda_nvrtc_compiles.add();
+  if (debug_level() >= 2)
+    std::fprintf(stderr, "[lt] compiled %s for %s in %.2f ms (%zu bytes)\n", label.c_str(), arch.c_str(), m.compile_ms,
+                 m.image.size());
+  disk->store(key, m.image);  // failure is counted and logged; the module still loads from memory
+  out.image = std::move(m.image);
+  out.compile_ms = m.compile_ms;
+  return out;
+}
+
+namespace {
+
 // Compiles every kernel of `kernels` not cached yet as one NVRTC program (one
 // module), and returns each kernel's launch information in order.
 std::vector<LoadedKernel> CudaBackend::kernels(const std::vector<Kernel>& kernels, const std::string& label,
@@ -105,13 +154,19 @@ std::vector<LoadedKernel> CudaBackend::kernels(const std::vector<Kernel>& kernel
   for (const cuda::KernelSource& src : sources) parts.push_back(&src);
   std::string tu = cuda::cuda_translation_unit(parts);
   if (debug_level() >= 4) std::fprintf(stderr, "[lt] cuda source of %s:\n%s\n", label.c_str(), tu.c_str());
-  cuda::CompiledModule m = cuda::nvrtc_compile(tu, label, arch);
-  void* module = cuda::load_module(m.image);
+  CudaModuleImage m = cuda_module_image(tu, label, arch);
+  void* module = nullptr;
+  if (m.from_disk) {
+    try {
+      module = cuda::load_module(m.image);
+    } catch (const Error& e) {  // intact on disk but refused by this driver: rebuild it
+      kernel_cache()->reject(cuda_module_key(tu, arch), e.what());
+      m = cuda_module_image(tu, label, arch);
+    }
+  }
+  if (!module) module = cuda::load_module(m.image);
   *compile_ms += m.compile_ms;
   counters::cuda_compile_ms.add(static_cast<int64_t>(m.compile_ms + 0.5));
-  if (debug_level() >= 2)
-    std::fprintf(stderr, "[lt] compiled %zu kernels for %s in %.2f ms (%zu bytes)\n", missing.size(), arch.c_str(),
-                 m.compile_ms, m.image.size());
   std::lock_guard<std::mutex> lock(mu_);
   for (size_t j = 0; j < missing.size(); ++j) {
     const cuda::KernelSource& src = sources[j];
@@ -121,7 +176,7 @@ std::vector<LoadedKernel> CudaBackend::kernels(const std::vector<Kernel>& kernel
     lk.items = src.items;
     lk.items_per_block = src.items_per_block;
     out[missing[j]] = lk;
-    if (kernels_.emplace(cubin_key(kernels[missing[j]], arch), lk).second) {
+    if (kernels_.emplace(cubin_key(kernels[missing[j]], arch), lk).second && !m.from_disk) {
       ++*compiled;
       counters::cuda_kernels_compiled.add();
     }

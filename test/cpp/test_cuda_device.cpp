@@ -2,10 +2,14 @@
 // a device must raise a clear "no CUDA device" lt::Error, never crash; with a
 // GPU every corpus program must match the reference evaluator.
 #define BOOST_TEST_MODULE cuda_device
+#include <unistd.h>
+
 #include <cmath>
 #include <cstring>
+#include <filesystem>
 
 #include "cache/cuda_backend.h"
+#include "cache/kernel_cache.h"
 #include "cuda_test_util.h"
 #include "ir/counters.h"
 #include "ir/evaluator.h"
@@ -177,6 +181,25 @@ BOOST_AUTO_TEST_CASE(a_second_run_of_the_same_trace_compiles_nothing) {
   cuda_backend().run(ct.trace, RunOptions{});
   BOOST_CHECK_EQUAL(counter_value("cuda_kernels_compiled"), compiled);
   BOOST_CHECK_EQUAL(counter_value("cuda_trace_cache_hits"), hits + 1);
+}
+
+BOOST_AUTO_TEST_CASE(after_the_memory_caches_are_dropped_modules_load_from_disk_without_nvrtc) {
+  LT_REQUIRE_GPU_OR_SKIP();
+  char dir[] = "/tmp/lt-cuda-device-cache-XXXXXX";
+  BOOST_REQUIRE(mkdtemp(dir));
+  KernelCacheConfig config;
+  config.dir = dir;
+  set_kernel_cache_config(config);
+  cuda_clear_caches();
+  CorpusProgram p{"softmax_from_disk", {ops::softmax(corpus_input(DType::Float32, {31, 45}, -2, 2, 11), -1)}, ""};
+  BOOST_CHECK_EQUAL(compare_with_reference(p), 0);  // compiled and stored
+  cuda_clear_caches();  // as a new process: nothing in memory
+  int64_t nvrtc = counter_value("cuda_nvrtc_compiles"), loads = counter_value("cuda_disk_loads");
+  BOOST_CHECK_EQUAL(compare_with_reference(p), 0);
+  BOOST_CHECK_EQUAL(counter_value("cuda_nvrtc_compiles"), nvrtc);
+  BOOST_CHECK_EQUAL(counter_value("cuda_disk_loads"), loads + 1);
+  set_kernel_cache_config(KernelCacheConfig::from_env());
+  std::filesystem::remove_all(dir);
 }
 
 BOOST_AUTO_TEST_CASE(the_device_allocator_reuses_freed_blocks) {

@@ -11,7 +11,8 @@ from ._C import Tensor, dtype  # noqa: F401
 from ._C import bool, float32, float64, int32, int64, float, double, int, long  # noqa: F401,A004
 from ._C import (zeros, ones, empty, full, arange, linspace, eye, from_numpy,  # noqa: F401
                  is_grad_enabled, initial_seed, promote_types, sync)
-from ._size import Size, device  # noqa: F401
+from ._size import Size  # noqa: F401
+from ._device import device, check_placement as _check_placement  # noqa: F401
 from . import _api, _tensor
 from ._creation import (tensor, as_tensor, asarray, scalar_tensor, zeros_like, ones_like, empty_like,  # noqa: F401
                         rand_like, randn_like, full_like, randint_like, randperm, normal, bernoulli, multinomial,
@@ -20,6 +21,7 @@ from ._random import default_generator  # noqa: F401
 
 _C._set_size_class(Size)
 _C._set_device_object(device("cpu"))
+_C._set_placement_check(_check_placement)
 
 
 class _GradFnPlaceholder:

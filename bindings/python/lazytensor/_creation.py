@@ -6,6 +6,7 @@ import numpy as np
 
 from . import _C
 from ._C import Tensor
+from ._device import check_placement
 from ._function_args import _check, _default_float, _dt_name, _is_int, _zeros
 from ._out import _write_out
 from ._random import _numpy_rng, _rng
@@ -51,6 +52,7 @@ def _to_host(obj):
 
 
 def tensor(data, dtype=None, device=None, requires_grad=False, pin_memory=False):
+    check_placement(device)
     if isinstance(data, Tensor):
         out = data.detach().clone()
         if dtype is not None:
@@ -78,21 +80,25 @@ def tensor(data, dtype=None, device=None, requires_grad=False, pin_memory=False)
 
 
 def as_tensor(data, dtype=None, device=None):
+    check_placement(device)
     if isinstance(data, Tensor):
         return data if dtype is None or data.dtype == _C._to_dtype(dtype) else data.to(dtype)
     return tensor(data, dtype=dtype)
 
 
 def asarray(obj, dtype=None, device=None, copy=None, requires_grad=False):
+    check_placement(device)
     return _finish(as_tensor(obj, dtype=dtype), requires_grad)
 
 
 def scalar_tensor(s, dtype=None, device=None, requires_grad=False):
+    check_placement(device)
     return tensor(s, dtype=dtype or _C.float32, requires_grad=requires_grad)
 
 
 def _like(fn):
     def f(input, dtype=None, device=None, requires_grad=False, memory_format=None, layout=None):
+        check_placement(device)
         return fn(*input.shape, dtype=dtype or input.dtype, requires_grad=requires_grad)
     return f
 
@@ -103,24 +109,29 @@ empty_like = _like(_C.empty)
 
 
 def rand_like(input, dtype=None, device=None, requires_grad=False, memory_format=None):
+    check_placement(device)
     return _C.rand(*input.shape, dtype=dtype or input.dtype, requires_grad=requires_grad)
 
 
 def randn_like(input, dtype=None, device=None, requires_grad=False, memory_format=None):
+    check_placement(device)
     return _C.randn(*input.shape, dtype=dtype or input.dtype, requires_grad=requires_grad)
 
 
 def full_like(input, fill_value, dtype=None, device=None, requires_grad=False, memory_format=None):
+    check_placement(device)
     return _C.full(tuple(input.shape), fill_value, dtype=dtype or input.dtype, requires_grad=requires_grad)
 
 
 def randint_like(input, low=0, high=None, dtype=None, device=None, requires_grad=False):
+    check_placement(device)
     if high is None:
         low, high = 0, low
     return _C.randint(low, high, tuple(input.shape), dtype=dtype or input.dtype)
 
 
 def randperm(n, dtype=None, device=None, requires_grad=False, generator=None):
+    check_placement(device)
     perm = _numpy_rng(generator, n).permutation(n)
     return tensor(perm, dtype=dtype or _C.int64)
 
@@ -167,6 +178,7 @@ def logspace(start, end, steps, base=10.0, *, out=None, dtype=None, layout=None,
     """base ** (steps points from start to end), computed in float64 on the host (a constant, like linspace)
     and rounded to dtype. For integer dtypes start and end are truncated first and the powers truncated, as
     PyTorch."""
+    check_placement(device)
     vals = []
     for nm, v in (("start", start), ("end", end)):
         if isinstance(v, Tensor):
@@ -224,10 +236,12 @@ def _tri_indices(name, row, col, offset, dtype, lower):
 def tril_indices(row, col, offset=0, *, dtype=_C.int64, device=None, layout=None):
     """The (row, col) coordinates of the lower triangle (on and below the offset diagonal), row-major: a
     constant computed on the host."""
+    check_placement(device)
     return _tri_indices("tril_indices", row, col, offset, dtype, True)
 
 
 def triu_indices(row, col, offset=0, *, dtype=_C.int64, device=None, layout=None):
+    check_placement(device)
     return _tri_indices("triu_indices", row, col, offset, dtype, False)
 
 

@@ -19,7 +19,7 @@ import random as _pyrandom
 import numpy as np
 
 from . import _C
-from ._size import device
+from ._device import device
 
 # torch.Generator's seed before any manual_seed (c10::default_rng_seed_val).
 _DEFAULT_SEED = 67280421310721

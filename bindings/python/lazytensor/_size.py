@@ -1,5 +1,4 @@
-"""torch.Size and torch.device look-alikes."""
-import builtins
+"""torch.Size look-alike."""
 
 
 class Size(tuple):
@@ -26,35 +25,3 @@ class Size(tuple):
 
     __str__ = __repr__
 
-
-class device:
-    """Only the CPU exists in this build: device('cpu')."""
-
-    def __init__(self, type="cpu", index=None):
-        if isinstance(type, device):
-            type, index = type.type, type.index
-        if not isinstance(type, str):
-            raise TypeError("device(): expected a string, got " + builtins.type(type).__name__)
-        if ":" in type:
-            type, idx = type.split(":", 1)
-            index = int(idx)
-        if type not in ("cpu", "cuda", "meta"):
-            raise RuntimeError("Expected one of cpu, cuda device type at start of device string: " + type)
-        self.type = type
-        self.index = index
-
-    def __eq__(self, other):
-        if isinstance(other, str):
-            other = device(other)
-        return isinstance(other, device) and (self.type, self.index) == (other.type, other.index)
-
-    def __hash__(self):
-        return hash((self.type, self.index))
-
-    def __repr__(self):
-        if self.index is None:
-            return "device(type='%s')" % self.type
-        return "device(type='%s', index=%d)" % (self.type, self.index)
-
-    def __str__(self):
-        return self.type if self.index is None else "%s:%d" % (self.type, self.index)

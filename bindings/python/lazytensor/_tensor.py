@@ -15,6 +15,7 @@ from . import _C, functional
 from ._C import Tensor
 from ._reshaping import unfold as _unfold
 from ._creation import bernoulli as _bernoulli_fn, full_like as _full_like, multinomial as _multinomial_fn, tensor
+from ._device import check_placement, move_to_cuda
 from ._function_args import _dt_name
 from ._pointwise import _as_tensor_like, float_power, floor_divide, remainder, xlogy
 from ._pointwise import round as _round_decimals
@@ -129,18 +130,22 @@ def _bernoulli_(self, p=0.5, generator=None):
 
 
 def _new_zeros(self, *size, dtype=None, device=None, requires_grad=False):
+    check_placement(device)
     return _C.zeros(*size, dtype=dtype or self.dtype, requires_grad=requires_grad)
 
 
 def _new_ones(self, *size, dtype=None, device=None, requires_grad=False):
+    check_placement(device)
     return _C.ones(*size, dtype=dtype or self.dtype, requires_grad=requires_grad)
 
 
 def _new_full(self, size, fill_value, dtype=None, device=None, requires_grad=False):
+    check_placement(device)
     return _C.full(size, fill_value, dtype=dtype or self.dtype, requires_grad=requires_grad)
 
 
 def _new_tensor(self, data, dtype=None, device=None, requires_grad=False):
+    check_placement(device)
     return tensor(data, dtype=dtype or self.dtype, requires_grad=requires_grad)
 
 
@@ -239,8 +244,12 @@ def _cpu(self, *args, **kwargs):
     return self
 
 
-def _cuda(self, *args, **kwargs):
-    raise RuntimeError("lazytensor: this build runs on the CPU only (no CUDA tensors)")
+def _cuda(self, device=None, non_blocking=False, memory_format=None):
+    move_to_cuda(device)
+
+
+def _get_device(self):
+    return -1  # torch's answer for a CPU tensor
 
 
 # Non-leaf tensors that asked for their gradient (retain_grad), by id. The autograd engine fills .grad of
@@ -636,6 +645,7 @@ def install():
     T.scatter_add_ = _scatter_add_
     T.cpu = _cpu
     T.cuda = _cuda
+    T.get_device = _get_device
     T.retain_grad = _retain_grad
     T.retains_grad = property(_retains_grad)
     T.backward = _backward

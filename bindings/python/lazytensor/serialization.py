@@ -29,7 +29,7 @@ import numpy as np
 
 from . import _C
 from ._C import Tensor
-from ._size import device
+from ._device import device
 from .nn.parameter import Parameter
 
 _STORAGE_DTYPES = {

@@ -7,6 +7,7 @@ from .._functional_attention import _check_mask_dtype, multi_head_attention_forw
 from ..parameter import Parameter
 from .linear import NonDynamicallyQuantizableLinear
 from .module import Module
+from ..._device import check_placement
 
 
 class _Activation(Module):
@@ -138,6 +139,7 @@ class GLU(Module):
 
 class PReLU(Module):
     def __init__(self, num_parameters=1, init=0.25, device=None, dtype=None):
+        check_placement(device)
         super().__init__()
         self.num_parameters = num_parameters
         self.init = init
@@ -256,6 +258,7 @@ class Softmax2d(Module):
 class MultiheadAttention(Module):
     def __init__(self, embed_dim, num_heads, dropout=0.0, bias=True, add_bias_kv=False, add_zero_attn=False,
                  kdim=None, vdim=None, batch_first=False, device=None, dtype=None):
+        check_placement(device)
         super().__init__()
         dt = dtype or _C.float32
         self.embed_dim = embed_dim

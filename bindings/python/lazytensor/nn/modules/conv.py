@@ -5,6 +5,7 @@ Functional code and how convolution is lowered: nn/_functional_conv.py.
 from .. import functional as F
 from .linear import _create_weight_and_bias, _kaiming_uniform_reset
 from .module import Module
+from ..._device import check_placement
 
 
 def _check_conv_groups(in_channels, out_channels, groups):
@@ -43,6 +44,7 @@ class _ConvNd(Module):
 
     def __init__(self, in_channels, out_channels, kernel_size, stride=1, padding=0, dilation=1, groups=1, bias=True,
                  padding_mode="zeros", device=None, dtype=None):
+        check_placement(device)
         super().__init__()
         n = self._nd
         _check_conv_groups(in_channels, out_channels, groups)
@@ -110,6 +112,7 @@ class _ConvTransposeNd(Module):
 
     def __init__(self, in_channels, out_channels, kernel_size, stride=1, padding=0, output_padding=0, groups=1,
                  bias=True, dilation=1, padding_mode="zeros", device=None, dtype=None):
+        check_placement(device)
         super().__init__()
         n = self._nd
         _check_conv_groups(in_channels, out_channels, groups)

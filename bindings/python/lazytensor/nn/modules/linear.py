@@ -6,6 +6,7 @@ from .. import functional as F
 from .. import init
 from ..parameter import Parameter
 from .module import Module
+from ..._device import check_placement
 
 
 class Identity(Module):
@@ -45,6 +46,7 @@ def _kaiming_uniform_reset(weight, bias, zero_bias_without_fan_in):
 
 class Linear(Module):
     def __init__(self, in_features, out_features, bias=True, device=None, dtype=None):
+        check_placement(device)
         super().__init__()
         self.in_features = in_features
         self.out_features = out_features

@@ -4,6 +4,7 @@ from collections import OrderedDict, namedtuple
 from ... import _C
 from ..._C import Tensor
 from ..._creation import as_tensor
+from ..._device import check_placement, move_to_cuda
 from ...autograd.grad_mode import no_grad
 from ..parameter import Parameter
 
@@ -330,12 +331,18 @@ class Module:
         return self
 
     def to(self, *args, **kwargs):
+        """to(device), to(dtype), to(device, dtype), to(tensor): the device goes through the placement check
+        before any parameter changes, so to("cuda") raises and leaves the module as it was."""
         dtype = kwargs.get("dtype")
+        check_placement(kwargs.get("device"))
         for a in args:
             if isinstance(a, _C.dtype):
                 dtype = a
             elif isinstance(a, Tensor):
+                check_placement(a.device)
                 dtype = a.dtype
+            elif not isinstance(a, bool):  # non_blocking
+                check_placement(a)
         if dtype is None:
             return self
         if not dtype.is_floating_point:
@@ -352,7 +359,7 @@ class Module:
         return self
 
     def cuda(self, device=None):
-        raise RuntimeError("lazytensor: this build runs on the CPU only (no CUDA tensors)")
+        move_to_cuda(device)
 
     def type(self, dst_type):
         return self._apply(lambda t: t.type(dst_type))

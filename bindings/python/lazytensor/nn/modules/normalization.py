@@ -12,6 +12,7 @@ from .. import init
 from .._functional_norm import _batch_norm
 from ..parameter import Parameter
 from .module import Module
+from ..._device import check_placement
 
 
 def _create_norm_affine_and_stats(module, num_features, affine, track_running_stats, dtype, fill_affine):
@@ -39,6 +40,7 @@ def _create_norm_affine_and_stats(module, num_features, affine, track_running_st
 class _BatchNorm(Module):
     def __init__(self, num_features, eps=1e-5, momentum=0.1, affine=True, track_running_stats=True, device=None,
                  dtype=None):
+        check_placement(device)
         super().__init__()
         self.num_features, self.eps, self.momentum = num_features, eps, momentum
         self.affine, self.track_running_stats = affine, track_running_stats
@@ -105,6 +107,7 @@ class _InstanceNorm(Module):
 
     def __init__(self, num_features, eps=1e-5, momentum=0.1, affine=False, track_running_stats=False, device=None,
                  dtype=None):
+        check_placement(device)
         super().__init__()
         self.num_features, self.eps, self.momentum = num_features, eps, momentum
         self.affine, self.track_running_stats = affine, track_running_stats
@@ -151,6 +154,7 @@ class InstanceNorm3d(_InstanceNorm):
 
 class LayerNorm(Module):
     def __init__(self, normalized_shape, eps=1e-5, elementwise_affine=True, device=None, dtype=None):
+        check_placement(device)
         super().__init__()
         if isinstance(normalized_shape, int):
             normalized_shape = (normalized_shape,)
@@ -178,6 +182,7 @@ class LayerNorm(Module):
 
 class GroupNorm(Module):
     def __init__(self, num_groups, num_channels, eps=1e-5, affine=True, device=None, dtype=None):
+        check_placement(device)
         super().__init__()
         if num_channels % num_groups != 0:
             raise ValueError("num_channels must be divisible by num_groups")
