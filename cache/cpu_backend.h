@@ -40,6 +40,10 @@ std::shared_ptr<const Plan> cpu_plan_for(const Trace& trace, const RunOptions& o
 /// Drops the trace and kernel caches; kernels no executable still holds are unloaded.
 void cpu_clear_caches();
 
+/// Returns once the promotions to the full tier started so far have been
+/// published (they compile on a background thread; docs/cpu-jit.md "Tiers").
+void cpu_wait_for_promotions();
+
 /// Wall-clock time (ms) of each of the most recent kernel compiles (at most
 /// 4096, oldest first): LLVM IR generation, optimisation, emission and
 /// loading; a kernel loaded from the disk cache is not a compile.

@@ -444,7 +444,7 @@ std::shared_ptr<const Table> table_for(const Kernel& k, KernelFn fn, const std::
   std::lock_guard<std::mutex> lock(table_mu);
   auto it = tables().find(fn);
   if (it != tables().end() && it->second.serves(owner)) return it->second.table;
-  std::string sym = kernel_symbol(k);
+  std::string sym = loaded_symbol(fn);  // the quick or the full object (jit.h, Tier)
   auto t = std::make_shared<Table>();
   t->pack_a = reinterpret_cast<KernelFn>(lookup_jit_symbol(sym + ".pack_a"));
   t->pack_b = reinterpret_cast<KernelFn>(lookup_jit_symbol(sym + ".pack_b"));
