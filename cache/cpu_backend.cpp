@@ -88,9 +88,11 @@ Hash128 kernel_key(const Kernel& k, cpu::Tier tier = cpu::Tier::Full) {
 /// kernel at Full straight away. A Quick kernel is recompiled at Full, once,
 /// after its launches have taken LT_TIER_UP_MS in all (default 30: about the
 /// time a Full compile costs, so promoting at most doubles what the kernel
-/// has cost so far, and repays itself soon after), on the background worker
-/// (cache/background_worker.h) while the program goes on; LT_TIER_BACKGROUND=0
-/// recompiles at the end of the sync that made it hot instead.
+/// has cost so far, and repays itself soon after), at the end of the sync
+/// that made it hot; LT_TIER_BACKGROUND=1 on the background worker
+/// (cache/background_worker.h) while the program goes on instead. On this
+/// project's 2-vCPU hosts the background compile takes a core from the
+/// kernels and made a GPT training loop slower (docs/cpu-jit.md, "Tiers").
 bool tiering_enabled() {
   static const bool on = [] {
     const char* e = std::getenv("LT_TIERED");
@@ -102,7 +104,7 @@ bool tiering_enabled() {
 bool promote_in_background() {
   static const bool on = [] {
     const char* e = std::getenv("LT_TIER_BACKGROUND");
-    return !(e && std::strcmp(e, "0") == 0);
+    return e && std::strcmp(e, "1") == 0;
   }();
   return on;
 }
