@@ -492,6 +492,11 @@ void bind_functions(py::module_& m) {
     }
     lt::sync(v);
   });
+  m.def("_sync_step", [](py::iterable tensors) {
+    std::vector<lt::Tensor> v;
+    for (auto h : tensors) v.push_back(as_tensor(h).get());
+    lt::sync_step(v);
+  });
   m.def("counters", []() { return lt::counters_snapshot(); });
   m.def("counter", [](const std::string& name) { return lt::counter_value(name); });
   m.def("reset_counters", []() { lt::counters_reset(); });

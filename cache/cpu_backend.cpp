@@ -16,6 +16,7 @@
 #include <mutex>
 
 #include "absl/container/flat_hash_map.h"
+#include "cache/background_worker.h"
 #include "cache/debug.h"
 #include "cache/kernel_cache.h"
 #include "cache/trace_cache.h"
@@ -85,12 +86,6 @@ Hash128 kernel_key(const Kernel& k, cpu::Tier tier = cpu::Tier::Full) {
   return h.finish();
 }
 
-/// Tiers (jit/cpu/jit.h, docs/cpu-jit.md "Tiers"). LT_TIERED=0 compiles every
-/// kernel at Full straight away. A Quick kernel is recompiled at Full, once,
-/// after its launches have taken LT_TIER_UP_MS in all (default 30: about the
-/// time a Full compile costs, so promoting at most doubles what the kernel
-/// has cost so far, and repays itself soon after: Full is 1.2-2x faster on
-/// transcendental-bound kernels).
 /// Shape-generic kernels (scheduler/generic.h): on unless LT_GENERIC_KERNELS=0
 /// or cpu_set_generic_kernels(false).
 std::atomic<bool>& generic_kernels_flag() {
@@ -102,10 +97,27 @@ std::atomic<bool>& generic_kernels_flag() {
 }
 bool generic_kernels_enabled() { return generic_kernels_flag().load(std::memory_order_relaxed); }
 
+/// Tiers (jit/cpu/jit.h, docs/cpu-jit.md "Tiers"). LT_TIERED=0 compiles every
+/// kernel at Full straight away. A Quick kernel is recompiled at Full, once,
+/// after its launches have taken LT_TIER_UP_MS in all (default 30: about the
+/// time a Full compile costs, so promoting at most doubles what the kernel
+/// has cost so far, and repays itself soon after), at the end of the sync
+/// that made it hot; LT_TIER_BACKGROUND=1 on the background worker
+/// (cache/background_worker.h) while the program goes on instead. On this
+/// project's 2-vCPU hosts the background compile takes a core from the
+/// kernels and made a GPT training loop slower (docs/cpu-jit.md, "Tiers").
 bool tiering_enabled() {
   static const bool on = [] {
     const char* e = std::getenv("LT_TIERED");
     return !(e && std::strcmp(e, "0") == 0);
+  }();
+  return on;
+}
+
+bool promote_in_background() {
+  static const bool on = [] {
+    const char* e = std::getenv("LT_TIER_BACKGROUND");
+    return e && std::strcmp(e, "1") == 0;
   }();
   return on;
 }
@@ -162,6 +174,9 @@ void record_compile_time(double ms) {
 /// other threads may be launching the same executable).
 struct Promotion {
   std::atomic<int64_t> run_ns{0};
+  /// Set by the first launch, which is not counted: it holds one-time costs
+  /// (a matmul's micro-kernel compile, fresh pages) the full tier would pay too.
+  std::atomic<bool> launched{false};
   std::atomic<bool> started{false};
   std::shared_ptr<const cpu::KernelEntry> full;
 };
@@ -205,7 +220,7 @@ class CpuBackend final : public Backend {
   /// logged and leaves the Quick code running.
   void promote(const Executable& exe, size_t ki);
   /// Binds buffers and runs the plan's kernels; the outputs in trace order.
-  std::vector<BufferPtr> launch(const Executable& exe, const std::vector<BufferPtr>& params,
+  std::vector<BufferPtr> launch(const std::shared_ptr<const Executable>& exe, const std::vector<BufferPtr>& params,
                                 const std::vector<ScalarValue>& scalars, const Hash128& hash, bool hit, int compiled,
                                 double compile_ms);
 
@@ -415,7 +430,7 @@ std::vector<BufferPtr> CpuBackend::run(const Trace& trace, const RunOptions& opt
   double compile_ms = 0;
   int compiled = 0;
   std::shared_ptr<const Executable> exe = executable(trace, options, &hit, &compile_ms, &compiled);
-  return launch(*exe, trace.params, trace.scalars, hash_of(trace), hit, compiled, compile_ms);
+  return launch(exe, trace.params, trace.scalars, hash_of(trace), hit, compiled, compile_ms);
 }
 
 bool CpuBackend::run_cached(const Hash128& hash, const std::vector<BufferPtr>& params,
@@ -424,13 +439,15 @@ bool CpuBackend::run_cached(const Hash128& hash, const std::vector<BufferPtr>& p
   Hash128 key = trace_key(hash, fusion_policy(options.fusion));
   std::shared_ptr<const Executable> exe = traces_.find(key);
   if (!exe) return false;
-  *outputs = launch(*exe, params, scalars, hash, true, 0, 0.0);
+  *outputs = launch(exe, params, scalars, hash, true, 0, 0.0);
   return true;
 }
 
-std::vector<BufferPtr> CpuBackend::launch(const Executable& exe, const std::vector<BufferPtr>& params,
+std::vector<BufferPtr> CpuBackend::launch(const std::shared_ptr<const Executable>& held,
+                                          const std::vector<BufferPtr>& params,
                                           const std::vector<ScalarValue>& scalars, const Hash128& hash, bool hit,
                                           int compiled, double compile_ms) {
+  const Executable& exe = *held;
   (hit ? counters::trace_cache_hits : counters::trace_cache_misses).add();
   const Plan& plan = *exe.plan;
   auto t1 = Clock::now();
@@ -474,7 +491,9 @@ std::vector<BufferPtr> CpuBackend::launch(const Executable& exe, const std::vect
     cpu::launch_kernel(k, full ? *full : exe.fns[ki], ptrs.data(), scalar_bits.data());
     counters::kernels_launched.add();
     if (promo && !full) {
-      auto ns = std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now() - k0).count();
+      int64_t ns = promo->launched.exchange(true)
+                       ? std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now() - k0).count()
+                       : 0;
       if (promo->run_ns.fetch_add(ns) + ns >= tier_up_ns() && !promo->started.exchange(true)) promote_now.push_back(exe.first[ki]);
     }
     if (debug_level() >= 2) {
@@ -483,7 +502,12 @@ std::vector<BufferPtr> CpuBackend::launch(const Executable& exe, const std::vect
                    ms > 0 ? static_cast<double>(k.bytes_moved()) / (ms * 1e6) : 0.0);
     }
   }
-  for (size_t ki : promote_now) promote(exe, ki);
+  for (size_t ki : promote_now) {
+    if (promote_in_background())
+      run_in_background([this, held, ki] { promote(*held, ki); });  // holds the executable until it has run
+    else
+      promote(exe, ki);
+  }
   std::vector<BufferPtr> outputs;
   outputs.reserve(plan.outputs.size());
   for (int32_t b : plan.outputs) outputs.push_back(bound[b]);
@@ -516,6 +540,8 @@ void cpu_clear_caches() { backend().clear(); }
 
 void cpu_set_generic_kernels(bool on) { generic_kernels_flag().store(on); }
 bool cpu_generic_kernels() { return generic_kernels_enabled(); }
+
+void cpu_wait_for_promotions() { wait_for_background_jobs(); }
 
 std::vector<double> cpu_compile_times_ms() {
   std::lock_guard<std::mutex> lock(compile_log_mu);

@@ -46,6 +46,10 @@ void cpu_clear_caches();
 void cpu_set_generic_kernels(bool on);
 bool cpu_generic_kernels();
 
+/// Returns once the promotions to the full tier started so far have been
+/// published (they compile on a background thread; docs/cpu-jit.md "Tiers").
+void cpu_wait_for_promotions();
+
 /// Wall-clock time (ms) of each of the most recent kernel compiles (at most
 /// 4096, oldest first): LLVM IR generation, optimisation, emission and
 /// loading; a kernel loaded from the disk cache is not a compile.

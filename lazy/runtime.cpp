@@ -275,9 +275,15 @@ static void sync_isolating(absl::Span<const NodePtr> roots, std::optional<Error>
   sync_isolating(roots.subspan(half), first);  // those realised meanwhile are skipped
 }
 
-static void sync_everything(bool raise) {
+// `leading`: these roots first, in the order given (sync_step()).
+static void sync_everything(bool raise, absl::Span<const NodePtr> leading = {}) {
   std::lock_guard<std::recursive_mutex> lock(sync_mutex());
-  std::vector<NodePtr> roots = live_pending_nodes(/*skip_failed=*/true);
+  std::vector<NodePtr> roots;
+  absl::flat_hash_set<const Node*> listed;
+  for (const NodePtr& n : leading)
+    if (n->is_pending() && !failed_before(n) && listed.insert(n.get()).second) roots.push_back(n);
+  for (NodePtr& n : live_pending_nodes(/*skip_failed=*/true))
+    if (listed.insert(n.get()).second) roots.push_back(std::move(n));
   std::optional<Error> first;
   sync_isolating(roots, &first);
   if (first && raise) throw Error(*first);
@@ -342,6 +348,13 @@ void sync(absl::Span<const Tensor> tensors) {
 }
 
 void sync() { runtime::sync_everything(/*raise=*/true); }
+void sync_step(absl::Span<const Tensor> own) {
+  std::vector<NodePtr> nodes;
+  for (const Tensor& t : own)
+    if (t.defined()) nodes.push_back(t.node());
+  runtime::sync_everything(/*raise=*/false, nodes);
+  runtime::sync_nodes(nodes);  // a failed one of `own` computes again, and raises
+}
 
 void set_sync_threshold(int64_t nodes) { runtime::g_threshold.store(nodes); }
 int64_t sync_threshold() { return runtime::g_threshold.load(); }

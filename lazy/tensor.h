@@ -161,6 +161,15 @@ inline void sync(const Tensor& t) { sync(absl::MakeConstSpan(&t, 1)); }
 /// left out of later syncs of everything (it raises again when used). The
 /// automatic sync (set_sync_threshold) does the same without raising.
 void sync();
+/// The sync an optimizer's step() ends with: every live pending tensor in one
+/// trace, `own` (its parameters, state and gradients) as the first outputs in
+/// the order given and the others after them as sync() orders them. The
+/// trace therefore does not depend on the order in which the tensors were
+/// created (the state in step 1, after that step's gradients; the gradients
+/// of later steps after the state), so step 1 and step 2 can be one trace.
+/// Only an error of `own` raises; another tensor whose computation fails is
+/// marked and raises when it is used, as after the automatic sync.
+void sync_step(absl::Span<const Tensor> own);
 /// Pending node count past which an op syncs all live tensors (LT_SYNC_THRESHOLD, default 50000).
 void set_sync_threshold(int64_t nodes);
 int64_t sync_threshold();

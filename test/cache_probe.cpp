@@ -12,11 +12,13 @@
 #include <cstring>
 #include <string>
 
+#include "absl/container/flat_hash_set.h"
 #include "cache/cpu_backend.h"
 #include "ir/builder.h"
 #include "ir/counters.h"
 #include "ir/error.h"
 #include "ir/evaluator.h"
+#include "jit/cpu/jit.h"
 #include "scheduler/plan.h"
 #include "trace/capture.h"
 
@@ -61,21 +63,31 @@ int main(int argc, char** argv) {
     o.fusion = "none";  // one kernel per op: plenty of cache files
     std::vector<BufferPtr> got = cpu_backend().run(ct.trace, o);
     std::vector<BufferPtr> want = evaluate_reference(ct.trace);
+    cpu_wait_for_promotions();  // LT_TIER_UP_MS=0: each kernel's first launch made it hot
     bool ok = got.size() == want.size();
     for (size_t i = 0; ok && i < got.size(); ++i) ok = close(want[i], got[i]);
+    // Distinct kernels with a quick tier (jit/cpu/jit.h), and those of them that call math functions there.
+    absl::flat_hash_set<Hash128> quick, with_math;
+    for (const Kernel& k : cpu_plan_for(ct.trace, o)->kernels) {
+      if (!cpu::kernel_has_quick_tier(k)) continue;
+      quick.insert(k.hash());
+      if (!cpu::kernel_math_functions(k).empty()) with_math.insert(k.hash());
+    }
     StableHasher digest;
     for (const BufferPtr& g : got) digest.add_bytes(g->data(), static_cast<size_t>(g->nbytes()));
     // compiled: every object compiled, kernels and the math functions their
     // quick tier calls (jit/cpu/jit.h), each of which goes to the disk cache.
     std::printf("kernels=%zu kernels_compiled=%lld compiled=%lld disk_loads=%lld disk_stores=%lld disk_rejects=%lld "
-                "disk_write_errors=%lld kernels_promoted=%lld math_functions_compiled=%lld checksum=%s ok=%d\n",
+                "disk_write_errors=%lld kernels_promoted=%lld math_functions_compiled=%lld quick_kernels=%zu "
+                "math_kernels=%zu checksum=%s ok=%d\n",
                 cpu_plan_for(ct.trace, o)->kernels.size(), static_cast<long long>(counter_value("kernels_compiled")),
                 static_cast<long long>(counter_value("kernels_compiled") + counter_value("math_functions_compiled")),
                 static_cast<long long>(counter_value("disk_loads")), static_cast<long long>(counter_value("disk_stores")),
                 static_cast<long long>(counter_value("disk_rejects")),
                 static_cast<long long>(counter_value("disk_write_errors")),
                 static_cast<long long>(counter_value("kernels_promoted")),
-                static_cast<long long>(counter_value("math_functions_compiled")), digest.finish().hex().c_str(), ok ? 1 : 0);
+                static_cast<long long>(counter_value("math_functions_compiled")), quick.size(), with_math.size(),
+                digest.finish().hex().c_str(), ok ? 1 : 0);
     return ok ? 0 : 1;
   } catch (const Error& e) {
     std::printf("error=1 ok=0\n");

@@ -182,12 +182,25 @@ Jit& jit() {
   return *j;
 }
 
-// This thread's TargetMachine (same target and options as Jit::tm), so that
-// kernels compile on several threads at once (compile_in_parallel()).
-llvm::TargetMachine& thread_tm() {
-  thread_local std::unique_ptr<llvm::TargetMachine> tm;
+// The code generator's optimisation level of a tier's objects (docs/cpu-jit.md,
+// "Tiers"). Quick: -O0 (fast instruction selection and the fast register
+// allocator, no machine-level optimisation). The IR pipeline is the same for
+// both tiers, so the loops are vectorised alike and both tiers compute the
+// same values, bit for bit.
+llvm::CodeGenOptLevel codegen_level(Tier tier) {
+  return tier == Tier::Quick ? llvm::CodeGenOptLevel::None : llvm::CodeGenOptLevel::Default;
+}
+
+// This thread's TargetMachine for a tier (same target and options as
+// Jit::tm, the tier's code generator level), so that kernels compile on
+// several threads at once (compile_in_parallel()).
+llvm::TargetMachine& thread_tm(Tier tier = Tier::Full) {
+  thread_local std::unique_ptr<llvm::TargetMachine> tms[2];
+  std::unique_ptr<llvm::TargetMachine>& tm = tms[static_cast<int>(tier)];
   if (!tm) {
-    auto made = jit().builder->createTargetMachine();
+    llvm::orc::JITTargetMachineBuilder builder = *jit().builder;
+    builder.setCodeGenOptLevel(codegen_level(tier));
+    auto made = builder.createTargetMachine();
     if (!made) fail(ErrorKind::Runtime, "cpu jit: ", llvm_error(made.takeError()));
     tm = std::move(*made);
   }
@@ -226,7 +239,7 @@ std::unique_ptr<llvm::Module> build_module(llvm::LLVMContext& ctx, const Kernel&
         if (kernel.kind == KernelKind::MatMul)
           generate_matmul_kernel(kernel, m, symbol);
         else
-          generate_kernel(kernel, m, symbol, tier == Tier::Quick && kernel_has_quick_tier(kernel));
+          generate_kernel(kernel, m, symbol, tier == Tier::Quick);
       },
       print_kernel(kernel).c_str());
 }
@@ -348,13 +361,14 @@ std::vector<std::string> kernel_math_functions(const Kernel& kernel) {
   if (kernel.kind == KernelKind::MatMul) return names;
   for (const KOp& o : kernel.ops) {
     if (o.code != KOpCode::Compute || (o.dtype != DType::Float32 && o.dtype != DType::Float64)) continue;
-    std::string name = math_function_name(o.op, o.dtype == DType::Float64);
+    // Sigmoid is 1 / (1 + exp(-x)) over the exp math function (codegen.cpp).
+    std::string name = math_function_name(o.op == Op::Sigmoid ? Op::Exp : o.op, o.dtype == DType::Float64);
     if (!name.empty() && std::find(names.begin(), names.end(), name) == names.end()) names.push_back(name);
   }
   return names;
 }
 
-bool kernel_has_quick_tier(const Kernel& kernel) { return !kernel_math_functions(kernel).empty(); }
+bool kernel_has_quick_tier(const Kernel&) { return true; }
 
 namespace {
 std::mutex math_mu;
@@ -377,13 +391,13 @@ bool math_function_loaded(const std::string& name) {
 }
 
 namespace {
-// Machine code for an optimised module (the target machine is shared: locked).
-std::string emit_machine_code(llvm::Module& m) {
+// Machine code for an optimised module, by this thread's target machine for the tier.
+std::string emit_machine_code(llvm::Module& m, Tier tier = Tier::Full) {
   llvm::SmallVector<char, 0> buf;
   {
     llvm::raw_svector_ostream os(buf);
     llvm::legacy::PassManager pm;
-    if (thread_tm().addPassesToEmitFile(pm, os, nullptr, llvm::CodeGenFileType::ObjectFile))
+    if (thread_tm(tier).addPassesToEmitFile(pm, os, nullptr, llvm::CodeGenFileType::ObjectFile))
       fail(ErrorKind::Runtime, "cpu jit: target cannot emit objects");
     pm.run(m);
   }
@@ -421,7 +435,7 @@ ObjectCode compile_kernel_object(const Kernel& kernel, CompileTimes* times, Tier
   auto t1 = std::chrono::steady_clock::now();
   optimize(*m);
   auto t2 = std::chrono::steady_clock::now();
-  out.bytes = emit_machine_code(*m);
+  out.bytes = emit_machine_code(*m, tier);
   if (times) {
     times->codegen_ms = std::chrono::duration<double, std::milli>(t1 - t0).count();
     times->optimize_ms = std::chrono::duration<double, std::milli>(t2 - t1).count();
@@ -602,6 +616,15 @@ KernelFn load_kernel_object(const ObjectCode& object) {
   std::lock_guard<std::mutex> lock(j.mu);
   j.pinned.push_back(e.keep);
   return e.fn;
+}
+
+std::string loaded_symbol(KernelFn fn) {
+  Jit& j = jit();
+  std::lock_guard<std::mutex> lock(j.mu);
+  for (const auto& [symbol, slot] : j.loaded)
+    if (slot.entry.fn == fn) return symbol;
+  fail(ErrorKind::Runtime, "cpu jit: no loaded kernel object has its entry at ",
+       static_cast<int64_t>(reinterpret_cast<uintptr_t>(fn)));
 }
 
 size_t loaded_kernel_objects() {

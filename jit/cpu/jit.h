@@ -135,14 +135,17 @@ int target_vector_bits();
 /// (cheap masked loads and stores) and LT_JIT_FOLD_ROW_TAILS is not 0.
 bool fold_row_tails();
 
-/// Compile tiers (docs/cpu-jit.md, "Tiers"). A kernel with transcendentals
-/// compiles first at Quick: it calls the process's math functions (scalar,
-/// and vector variants the loop vectoriser picks) instead of inlining their
-/// polynomials, which takes about half the compile time of Full, for slower
-/// code (calls clobber every vector register). The runtime recompiles it at
-/// Full once it has run long enough (cache/cpu_backend.cpp, LT_TIER_UP_MS).
-/// Kernels without transcendentals have only Full.
+/// Compile tiers (docs/cpu-jit.md, "Tiers"). A kernel compiles first at
+/// Quick: the IR pipeline of Full (so the same vectorised loops and the same
+/// values), code generation at -O0, and transcendentals calling the
+/// process's math functions (scalar, and vector variants the loop vectoriser
+/// picks) instead of inlining their polynomials: a third of Full's compile
+/// time, for code 1.1-1.8x slower. The runtime recompiles it at Full in the
+/// background once it has run long enough (cache/cpu_backend.cpp,
+/// LT_TIER_UP_MS).
 enum class Tier : uint8_t { Quick = 0, Full = 1 };
+/// Every kernel has a quick tier (kernels with transcendentals only, before
+/// code generation at -O0 made it pay for every kernel).
 bool kernel_has_quick_tier(const Kernel& kernel);
 /// The entry symbol a kernel compiles to (derived from its hash and tier).
 std::string kernel_symbol(const Kernel& kernel, Tier tier = Tier::Full);
@@ -167,6 +170,9 @@ KernelFn load_kernel_object(const ObjectCode& object);
 KernelEntry load_kernel_entry(const ObjectCode& object);
 /// Kernel objects loaded now (pinned ones included).
 size_t loaded_kernel_objects();
+/// The entry symbol of the loaded object whose entry is `fn` (a kernel's
+/// quick and full objects may both be loaded); throws when there is none.
+std::string loaded_symbol(KernelFn fn);
 
 /// Runs compile_one(0..n-1) on up to one thread per core (LT_COMPILE_THREADS
 /// caps it; 1 compiles serially on the calling thread): each thread

@@ -492,7 +492,7 @@ std::shared_ptr<const Table> table_for(const Kernel& k, KernelFn fn, const std::
   std::lock_guard<std::mutex> lock(table_mu);
   auto it = tables().find(fn);
   if (it != tables().end() && it->second.serves(owner)) return it->second.table;
-  std::string sym = kernel_symbol(k);
+  std::string sym = loaded_symbol(fn);  // the quick or the full object (jit.h, Tier)
   auto t = std::make_shared<Table>();
   t->pack_a = packs_directly(k, true) ? nullptr : reinterpret_cast<KernelFn>(lookup_jit_symbol(sym + ".pack_a"));
   t->pack_b = packs_directly(k, false) ? nullptr : reinterpret_cast<KernelFn>(lookup_jit_symbol(sym + ".pack_b"));

@@ -165,3 +165,74 @@ def test_generating_20_and_80_tokens_compiles_the_same_kernels(tmp_path):
     assert short[0] > 0
     assert long[0] == short[0]  # lengths 21..80 reuse the kernels compiled by then
     assert long[1] > short[1]  # ... as shape-generic kernels
+
+
+def training_steps(make_opt, steps, set_to_none=True, scheduler=None):
+    """Counter changes over each step of a small training loop (zero_grad, forward, backward, step, item)."""
+    g = np.random.default_rng(11)
+    x = torch.from_numpy(g.standard_normal((6, 19)).astype(np.float32))
+    y = torch.from_numpy(g.integers(0, 5, 6))
+    model = torch.nn.Sequential(torch.nn.Linear(19, 23), torch.nn.Tanh(), torch.nn.Linear(23, 5))
+    opt = make_opt(model.parameters())
+    sched = scheduler(opt) if scheduler else None
+    torch.sync(*model.parameters(), x, y)
+    counts = []
+    for _ in range(steps):
+        c0 = torch.debug.counters()
+        opt.zero_grad(set_to_none=set_to_none)
+        loss = torch.nn.functional.cross_entropy(model(x), y)
+        loss.backward()
+        opt.step()
+        after_step = torch.debug.counters()["syncs"]
+        loss.item()
+        state = [t for s in opt.state.values() for t in s.values() if isinstance(t, torch.Tensor)]
+        torch.sync(*model.parameters(), *state)
+        c1 = torch.debug.counters()
+        counts.append(dict(syncs=c1["syncs"] - c0["syncs"], stored=c1["syncs"] == after_step,
+                           kernels=c1["kernels_compiled"] + c1["disk_loads"] - c0["kernels_compiled"] - c0["disk_loads"],
+                           misses=c1["trace_cache_misses"] - c0["trace_cache_misses"],
+                           hits=c1["trace_cache_hits"] - c0["trace_cache_hits"]))
+        if sched:
+            sched.step()
+    return counts
+
+
+def test_a_training_step_is_one_sync_and_the_third_compiles_nothing():
+    counts = training_steps(lambda p: torch.optim.SGD(p, lr=0.1, momentum=0.9), 4, set_to_none=False)
+    # step() ends in one sync that computes the step (forward, backward, update) and the loss; after it
+    # the parameters and the state are stored: loss.item() and a sync of them compute nothing more.
+    assert [c["syncs"] for c in counts] == [1, 1, 1, 1], counts
+    assert all(c["stored"] for c in counts), counts
+    # Step 1 has no momentum buffer and no gradient to zero; from step 2 on the trace is the same.
+    assert counts[1]["misses"] == 1
+    for c in counts[2:]:
+        assert (c["kernels"], c["misses"], c["hits"]) == (0, 0, 1), counts
+
+
+def test_adam_state_is_stored_from_the_start_so_the_second_step_is_a_cache_hit():
+    counts = training_steps(lambda p: torch.optim.AdamW(p, lr=1e-2), 3,
+                            scheduler=lambda o: torch.optim.lr_scheduler.StepLR(o, 1, gamma=0.5))
+    assert counts[0]["misses"] == 1 and counts[0]["kernels"] >= 1, counts
+    for c in counts[1:]:  # a new lr each step is a runtime scalar
+        assert (c["syncs"], c["kernels"], c["misses"], c["hits"]) == (1, 0, 0, 1), counts
+
+
+def test_a_closure_step_returns_the_loss_computed_in_the_steps_sync():
+    g = np.random.default_rng(12)
+    x = torch.from_numpy(g.standard_normal((5, 17)).astype(np.float32))
+    model = torch.nn.Linear(17, 3)
+    opt = torch.optim.Adam(model.parameters(), lr=1e-2)
+
+    def closure():
+        opt.zero_grad()
+        loss = model(x).pow(2).mean()
+        loss.backward()
+        return loss
+
+    losses = []
+    for _ in range(3):
+        loss = opt.step(closure)
+        before = torch.debug.counters()["syncs"]
+        losses.append(loss.item())
+        assert torch.debug.counters()["syncs"] == before
+    assert losses[2] < losses[1] < losses[0]

@@ -2,7 +2,6 @@
 
 Dense gradients only (lazytensor has no sparse tensors).
 """
-from .. import _C
 from .optimizer import Optimizer
 
 
@@ -19,7 +18,7 @@ class Adagrad(Optimizer):
             for p in g["params"]:
                 state = self.state[p]
                 state["step"] = 0
-                state["sum"] = _C.full(tuple(p.shape), float(initial_accumulator_value), dtype=p.dtype)
+                state["sum"] = self._stored_full(p, float(initial_accumulator_value))
 
     def step(self, closure=None):
         return self._step(closure)

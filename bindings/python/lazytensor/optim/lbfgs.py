@@ -294,7 +294,6 @@ class LBFGS(Optimizer):
         self._set_param(x)
         return loss, flat_grad
 
-    @no_grad()
     def step(self, closure):
         """Performs a single optimization step.
 
@@ -302,6 +301,12 @@ class LBFGS(Optimizer):
             closure (Callable): A closure that reevaluates the model
                 and returns the loss.
         """
+        loss = self._iterate(closure)
+        self._realize_step()  # the last update and the kept directions, stored (optimizer.py)
+        return loss
+
+    @no_grad()
+    def _iterate(self, closure):
         assert len(self.param_groups) == 1
 
         # Make sure the closure is always called with grad enabled

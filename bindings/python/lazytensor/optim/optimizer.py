@@ -3,9 +3,22 @@
 Also the frame the optimizers share (PyTorch 1.13 rules): the hyper-parameter
 checks (_check, _check_hparams) and step() (_step), so each optimizer only
 writes its update rule (_update) and its fresh state (_init_state, _new_state).
+
+step() ends in one sync (_realize_step) that computes every pending tensor,
+as torch._lazy's mark_step: the step's forward, backward and update are one
+trace, and when step() returns the parameters and the state are stored
+buffers. Left pending, the update would run in whatever syncs next (the next
+step's `loss.item()`), so step k's trace would hold step k-1's backward and
+update, and a loop would compile three different traces (no state, pending
+state, stored state) before it settles. Ending the step here, step 2's trace
+is the steady one; with the state created as stored zeros (_new_state),
+Adam's step 1 already is. The loss is computed in the same sync, so
+`loss.item()` after step() reads a stored value.
 """
 from collections import defaultdict
 from copy import deepcopy
+
+import numpy as np
 
 from .. import _C
 from .._C import Tensor
@@ -105,8 +118,15 @@ class Optimizer:
         """Fill the empty state of p before its first update (default: nothing)."""
 
     @staticmethod
+    def _stored_full(p, value):
+        """A stored (not pending) tensor shaped like p filled with value: state that is an input of the first
+        step's trace as it is of every later one, so that step 1 and step 2 are one trace."""
+        return _C.from_numpy(np.full(tuple(p.shape), value, dtype=_C._numpy_name(p.dtype)))
+
+    @staticmethod
     def _new_state(state, p, *buffers, **scalars):
-        """A fresh state: step 0, then the scalars, then a zero tensor shaped like p per buffer name (None: skipped).
+        """A fresh state: step 0, then the scalars, then a stored zero tensor shaped like p per buffer name
+        (None: skipped).
 
         The key order is the state_dict()'s, as in PyTorch.
         """
@@ -114,7 +134,7 @@ class Optimizer:
         state.update(scalars)
         for name in buffers:
             if name is not None:
-                state[name] = _C.zeros(*p.shape, dtype=p.dtype)
+                state[name] = Optimizer._stored_full(p, 0)
 
     def _update(self, group, p, grad, state):
         raise NotImplementedError
@@ -124,7 +144,7 @@ class Optimizer:
         negate it for maximize, fetch (and on first use initialise) its state, count the step, add the L2
         weight decay, and call self._update(group, p, grad, state) (state None where _uses_state is False).
 
-        Everything here is host bookkeeping or a lazy op: no sync.
+        Everything here is host bookkeeping or a lazy op, up to the one sync at the end (_realize_step).
         """
         loss = None
         if closure is not None:
@@ -149,7 +169,26 @@ class Optimizer:
                     if wd != 0 and not self._decoupled_weight_decay:
                         grad = grad.add(p, alpha=wd)
                     self._update(group, p, grad, state)
+        self._realize_step()
         return loss
+
+    def _realize_step(self):
+        """Computes every pending tensor in one sync (see the module docstring).
+
+        The parameters, their state and gradients are the trace's first outputs, in the groups' order, so
+        the trace does not depend on when each tensor was created (lazytensor.sync() lists the newest first;
+        the state is made in step 1 after that step's gradients). A pending tensor of the program's that
+        fails there (an index out of range) is not this step's error: it raises when it is used, as after an
+        automatic sync. The optimizer's own tensors' errors raise here.
+        """
+        own = []
+        for g in self.param_groups:
+            for p in g["params"]:
+                own.append(p)
+                if p.grad is not None:
+                    own.append(p.grad)
+                own.extend(t for t in self.state.get(p, {}).values() if isinstance(t, Tensor))
+        _C._sync_step(own)
 
     def state_dict(self):
         index = {}
