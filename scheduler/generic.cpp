@@ -85,22 +85,34 @@ bool index_pure(const Kernel& k, int32_t id, std::vector<int8_t>& memo) {
   return pure;
 }
 
-// One pass of const_split; `trees`: index arithmetic is copied per use too
-// (else only literals). False when the copy outgrows `cap` ops.
+// One pass of const_split; `trees`: index arithmetic trees of at most
+// kMaxTree ops are copied per use too (else only literals; a larger or
+// deeper index DAG stays shared: copying it per use could grow without
+// bound). False when the copy outgrows `cap` ops.
+constexpr int32_t kMaxTree = 32;
+
 bool split_pass(const Kernel& k, bool trees, size_t cap, Kernel* out) {
   *out = k;
   out->ops.clear();
   out->ops.reserve(k.ops.size() + k.ops.size() / 2);
   std::vector<int8_t> memo(k.ops.size(), -1);
+  std::vector<int32_t> tree(k.ops.size(), 0);  // ops in the tree under id (saturating at kMaxTree + 1)
+  for (size_t id = 0; id < k.ops.size(); ++id) {
+    int32_t n = 1;
+    for (int i = 0; i < k.ops[id].num_inputs; ++i) n = std::min(kMaxTree + 1, n + tree[k.ops[id].inputs[i]]);
+    tree[id] = n;
+  }
   auto per_use = [&](int32_t id) {
     const KOp& o = k.ops[id];
     if (o.code == KOpCode::Const) return true;
-    return trees && o.code != KOpCode::Coord && o.code != KOpCode::Param && index_pure(k, id, memo);
+    return trees && o.code != KOpCode::Coord && o.code != KOpCode::Param && tree[id] <= kMaxTree &&
+           index_pure(k, id, memo);
   };
   std::vector<int32_t> map(k.ops.size(), -1);
   bool ok = true;
   std::function<int32_t(int32_t)> use = [&](int32_t id) -> int32_t {
     if (id < 0 || !per_use(id)) return id < 0 ? id : map[id];
+    if (!ok) return 0;  // over the cap: the pass is abandoned
     KOp o = k.ops[id];
     for (int i = 0; i < o.num_inputs; ++i) o.inputs[i] = use(o.inputs[i]);
     if (out->ops.size() >= cap) ok = false;
