@@ -36,6 +36,9 @@ namespace {
 
 /// Deepest inlined expression a kernel computes (in trace nodes); see bound_fused_depth.
 constexpr int32_t kMaxFusedDepth = 512;
+/// Largest inlined expression tree a kernel computes (trace nodes, a shared
+/// subexpression counted once per path to it); see bound_fused_depth.
+constexpr int64_t kMaxFusedTree = 4096;
 constexpr int64_t kCostCap = int64_t{1} << 40;
 /// A sibling kernel stores at most this many outputs: a sync of n live
 /// tensors of one shape (the pieces of a list about to be concatenated) is
@@ -1054,18 +1057,28 @@ Plan Scheduler::run() {
 // expression recursively too), so the depth of an inlined expression is bounded:
 // a node that would sit deeper than kMaxFusedDepth is materialised, which cuts a
 // 200k-op chain recorded without a sync into kernels of at most that depth
-// (and, their structure being identical, one compiled kernel). Materialising
-// only ever lowers the depth, so one pass before planning is enough.
+// (and, their structure being identical, one compiled kernel). The width is
+// bounded the same way: a node whose inlined expression tree would exceed
+// kMaxFusedTree nodes is materialised, so a reduction tree over 16k chains
+// (one kernel of 100k ops, whose planning and LLVM compile grow faster than
+// its size) becomes kernels of at most a few thousand ops, most of one
+// structure. The tree size counts a shared subexpression once per path, an
+// upper bound on the ops a kernel holds; only a node that is not an input to
+// anything larger pays for it. Materialising only ever lowers both, so one
+// pass before planning is enough.
 void Scheduler::bound_fused_depth() {
   std::vector<int32_t> depth(t_.nodes.size(), 0);
+  std::vector<int64_t> tree(t_.nodes.size(), 0);
   for (size_t i = 0; i < t_.nodes.size(); ++i) {
     const TraceNode& n = t_.nodes[i];
     if (n.op == Op::Input || n.op == Op::Scalar) continue;
     int32_t d = 0;
+    int64_t size = 1;
     for (int32_t in : n.inputs)
-      if (!mat_[in]) d = std::max(d, depth[in]);
+      if (!mat_[in]) d = std::max(d, depth[in]), size = std::min(size + tree[in], kMaxFusedTree);
     depth[i] = d + 1;
-    if (depth[i] >= kMaxFusedDepth) mat_[i] = 1;
+    tree[i] = size;
+    if (depth[i] >= kMaxFusedDepth || tree[i] >= kMaxFusedTree) mat_[i] = 1;
   }
 }
 

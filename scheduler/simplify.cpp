@@ -12,7 +12,9 @@
 // a contiguous stream).
 #include <string>
 
-#include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
+#include "absl/hash/hash.h"
+#include "absl/types/span.h"
 #include "ir/error.h"
 #include "scheduler/plan.h"
 
@@ -49,41 +51,66 @@ bool is_identity(const TraceNode& n, const Trace& t) {
   }
 }
 
-std::string cse_key(const TraceNode& n) {
-  std::string k;
-  auto put = [&](int64_t v) { k.append(reinterpret_cast<const char*>(&v), sizeof v); };
-  put(static_cast<int64_t>(n.op));
-  put(static_cast<int64_t>(n.dtype));
-  put(static_cast<int64_t>(n.shape.size()));
-  for (int64_t d : n.shape) put(d);
-  put(static_cast<int64_t>(n.attrs.size()));
-  for (int64_t a : n.attrs) put(a);
-  for (int32_t i : n.inputs) put(i);
-  put(n.param);
-  return k;
+// CSE by structure: nodes equal in op, dtype, shape, attrs, inputs and
+// parameter slot. The set holds indices into the output trace and hashes the
+// node itself, so a lookup builds no key (a per-node string key was most of
+// simplify's time and memory at 100k nodes).
+bool same_node(const TraceNode& a, const TraceNode& b) {
+  return a.op == b.op && a.dtype == b.dtype && a.param == b.param && a.shape == b.shape && a.attrs == b.attrs &&
+         a.inputs == b.inputs;
 }
 
-// Keeps only nodes reachable from the outputs, renumbered in order.
-Trace compact(const Trace& t) {
+size_t node_hash(const TraceNode& n) {
+  return absl::HashOf(static_cast<int>(n.op), static_cast<int>(n.dtype), n.param, absl::MakeSpan(n.shape),
+                      absl::MakeSpan(n.attrs), absl::MakeSpan(n.inputs));
+}
+
+struct CseSet {
+  const std::vector<TraceNode>* nodes;
+  struct Hash {
+    using is_transparent = void;
+    const std::vector<TraceNode>* nodes;
+    size_t operator()(int32_t id) const { return node_hash((*nodes)[id]); }
+    size_t operator()(const TraceNode* n) const { return node_hash(*n); }
+  };
+  struct Eq {
+    using is_transparent = void;
+    const std::vector<TraceNode>* nodes;
+    const TraceNode& at(int32_t id) const { return (*nodes)[id]; }
+    const TraceNode& at(const TraceNode* n) const { return *n; }
+    template <class A, class B>
+    bool operator()(const A& a, const B& b) const {
+      return same_node(at(a), at(b));
+    }
+  };
+};
+
+// Keeps only nodes reachable from the outputs, renumbered in order. When
+// every node is live (the common case: capture keeps only what the roots
+// need) the trace is moved through unchanged.
+Trace compact(Trace t) {
   std::vector<char> live(t.nodes.size(), 0);
   for (int32_t o : t.outputs) live[o] = 1;
+  size_t alive = 0;
   for (size_t i = t.nodes.size(); i-- > 0;)
-    if (live[i])
+    if (live[i]) {
+      ++alive;
       for (int32_t in : t.nodes[i].inputs) live[in] = 1;
-  Trace out;
-  out.params = t.params;
-  out.scalars = t.scalars;
-  out.hash = t.hash;
+    }
+  if (alive == t.nodes.size()) return t;
   std::vector<int32_t> map(t.nodes.size(), -1);
+  std::vector<TraceNode> nodes;
+  nodes.reserve(alive);
   for (size_t i = 0; i < t.nodes.size(); ++i) {
     if (!live[i]) continue;
-    TraceNode n = t.nodes[i];
+    TraceNode& n = t.nodes[i];
     for (int32_t& in : n.inputs) in = map[in];
-    map[i] = static_cast<int32_t>(out.nodes.size());
-    out.nodes.push_back(std::move(n));
+    map[i] = static_cast<int32_t>(nodes.size());
+    nodes.push_back(std::move(n));
   }
-  for (int32_t o : t.outputs) out.outputs.push_back(map[o]);
-  return out;
+  t.nodes = std::move(nodes);
+  for (int32_t& o : t.outputs) o = map[o];
+  return t;
 }
 
 }  // namespace
@@ -99,21 +126,22 @@ static bool swaps_last_two(const Attrs& perm) {
 Trace simplify_trace(const Trace& trace) {
   Trace in = compact(trace);
   Trace out;
-  out.params = in.params;
-  out.scalars = in.scalars;
+  out.params = std::move(in.params);
+  out.scalars = std::move(in.scalars);
   out.hash = in.hash;
+  out.nodes.reserve(in.nodes.size());
   std::vector<int32_t> map(in.nodes.size(), -1);
-  absl::flat_hash_map<std::string, int32_t> seen;
+  absl::flat_hash_set<int32_t, CseSet::Hash, CseSet::Eq> seen(in.nodes.size(), CseSet::Hash{&out.nodes},
+                                                               CseSet::Eq{&out.nodes});
   std::vector<int32_t> uses(in.nodes.size(), 0);
   for (const TraceNode& node : in.nodes)
     for (int32_t x : node.inputs) ++uses[x];
   for (int32_t o : in.outputs) ++uses[o];
   auto append = [&](TraceNode n) {
-    std::string key = cse_key(n);
-    if (auto it = seen.find(key); it != seen.end()) return it->second;
+    if (auto it = seen.find(&n); it != seen.end()) return *it;
     int32_t id = static_cast<int32_t>(out.nodes.size());
     out.nodes.push_back(std::move(n));
-    seen.emplace(std::move(key), id);
+    seen.insert(id);
     return id;
   };
   // A node into `out`: an identity is its input, view chains collapse
@@ -150,10 +178,13 @@ Trace simplify_trace(const Trace& trace) {
     return place(std::move(p));
   };
   for (size_t i = 0; i < in.nodes.size(); ++i) {
-    TraceNode n = in.nodes[i];
+    const int32_t first_input = in.nodes[i].inputs.empty() ? -1 : in.nodes[i].inputs[0];
+    // Each node is read once, in order; only an earlier node's op (an enum,
+    // which a move leaves as it was) is looked at after that.
+    TraceNode n = std::move(in.nodes[i]);
     for (int32_t& x : n.inputs) x = map[x];
-    if (n.op == Op::Permute && swaps_last_two(n.attrs) && in.nodes[in.nodes[i].inputs[0]].op == Op::MatMul &&
-        uses[in.nodes[i].inputs[0]] == 1) {
+    if (n.op == Op::Permute && swaps_last_two(n.attrs) && in.nodes[first_input].op == Op::MatMul &&
+        uses[first_input] == 1) {
       const TraceNode& mm = out.nodes[n.inputs[0]];
       int32_t a = mm.inputs[0], b = mm.inputs[1];
       TraceNode r = mm;
@@ -165,7 +196,7 @@ Trace simplify_trace(const Trace& trace) {
     map[i] = place(std::move(n));
   }
   for (int32_t o : in.outputs) out.outputs.push_back(map[o]);
-  return compact(out);
+  return compact(std::move(out));
 }
 
 }  // namespace lt

@@ -154,3 +154,36 @@ BOOST_AUTO_TEST_CASE(backward_through_a_200k_op_chain) {
   BOOST_TEST(value == 2.0 * (1.5 + kDepth));
   BOOST_TEST(grad == 2.0);
 }
+
+BOOST_AUTO_TEST_CASE(a_wide_reduction_tree_is_cut_into_bounded_kernels_of_one_structure) {
+  // 16k chains over one tensor, summed pairwise: one fused expression of 100k
+  // ops unless its width is bounded. Bounded, it is a few dozen kernels of a
+  // few thousand ops, nearly all of one structure (the chains differ only in
+  // scalars), and the values do not change.
+  constexpr int kChains = 16384;
+  auto run = [](const std::string& backend) {
+    Setting s(backend, kNoAutoSync);
+    std::vector<double> out;
+    run_on_8mib_stack([&] {
+      Tensor x = Tensor::from_vector<double>({0.25, -0.5, 1.0, 2.0, -1.5, 0.75, 0.1, -2.0});
+      std::vector<Tensor> level;
+      for (int i = 0; i < kChains; ++i) level.push_back(tanh(x * (0.5 + 1e-4 * i)) + 1e-3 * i);
+      while (level.size() > 1) {
+        std::vector<Tensor> next;
+        for (size_t i = 0; i + 1 < level.size(); i += 2) next.push_back(level[i] + level[i + 1]);
+        level = std::move(next);
+      }
+      out = level[0].to_vector<double>();
+    });
+    return out;
+  };
+  int64_t launched = counter_value("kernels_launched"), compiled = counter_value("kernels_compiled");
+  std::vector<double> jit = run("cpu");
+  launched = counter_value("kernels_launched") - launched;
+  compiled = counter_value("kernels_compiled") - compiled;
+  BOOST_TEST(launched >= 8);  // 64k ops, at most 2 x 4096 per kernel (a node joins two bounded trees)
+  BOOST_TEST(compiled <= 4);   // the cut subtrees share their structure
+  std::vector<double> ref = run("reference");
+  BOOST_REQUIRE(jit.size() == ref.size());
+  for (size_t i = 0; i < ref.size(); ++i) BOOST_TEST(jit[i] == ref[i], boost::test_tools::tolerance(1e-9));
+}
