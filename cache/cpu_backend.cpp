@@ -380,9 +380,11 @@ std::shared_ptr<const Executable> CpuBackend::executable(const Trace& trace, con
   Plan plan = schedule(trace, policy);
   // A kernel that recurs with other sizes is rewritten to its shape-generic
   // form, compiled once for all of them (scheduler/generic.h).
-  if (generic_kernels_enabled())
-    for (Kernel& k : plan.kernels)
-      if (generic_.generalize(&k)) counters::kernels_generic.add(), ++exe->generic;
+  if (generic_kernels_enabled()) {
+    int n = generic_.generalize_plan(&plan.kernels);
+    counters::kernels_generic.add(n);
+    exe->generic += n;
+  }
   exe->plan = std::make_shared<const Plan>(std::move(plan));
   if (debug_level() >= 3) std::fprintf(stderr, "[lt] %s", exe->plan->print().c_str());
   // The plan's kernels are fetched (memory, disk, or compiled) on several

@@ -284,6 +284,70 @@ bool GenericKernels::generalize(Kernel* kernel) {
   return true;
 }
 
+int GenericKernels::generalize_plan(std::vector<Kernel>* kernels) {
+  struct Occurrence {
+    size_t index;
+    Kernel split;
+    KernelSignature sig;
+  };
+  absl::flat_hash_map<Hash128, std::vector<Occurrence>> fresh;  // structures this plan sees first
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    for (size_t i = 0; i < kernels->size(); ++i) {
+      const Kernel& k = (*kernels)[i];
+      if (k.symbolic_domain()) continue;
+      int64_t steps = 1;
+      for (int64_t d : k.domain) steps = d > 0 && steps > INT64_MAX / d ? INT64_MAX : steps * d;
+      // Matmuls count as small here: their drivers take the sizes from the
+      // launch anyway, and only the pack and epilogue loops lose constant
+      // bounds (the GPT step's warm time measured the same either way).
+      if (steps >= kLargeKernelSteps && k.kind != KernelKind::MatMul) continue;
+      Kernel split = const_split(k);
+      KernelSignature sig = kernel_signature(split);
+      if (templates_.contains(sig.structure)) continue;
+      fresh[sig.structure].push_back({i, std::move(split), std::move(sig)});
+    }
+  }
+  std::vector<char> done(kernels->size(), 0);
+  int rewritten = 0;
+  for (auto& [structure, occ] : fresh) {
+    const std::vector<int64_t>& first = occ[0].sig.values;
+    std::vector<char> vary(first.size(), 0);
+    bool same_arity = true;
+    for (const Occurrence& o : occ) {
+      if (o.sig.values.size() != first.size()) {
+        same_arity = false;
+        break;
+      }
+      for (size_t j = 0; j < first.size(); ++j) vary[j] |= o.sig.values[j] != first[j];
+    }
+    if (!same_arity || std::find(vary.begin(), vary.end(), 1) == vary.end()) continue;
+    // A structure whose values cannot all take the generic form keeps the
+    // ordinary rule (as do large occurrences, which were not collected).
+    std::vector<Kernel> generic(occ.size());
+    bool ok = true;
+    for (size_t j = 0; j < occ.size() && ok; ++j) ok = make_generic(occ[j].split, occ[j].sig, vary, &generic[j]);
+    if (!ok) continue;
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      if (templates_.size() >= kMaxTemplates) templates_.clear();
+      Template& t = templates_[structure];
+      t.values = first;
+      t.vary = vary;
+      t.generic = true;
+      rewritten_ += static_cast<int64_t>(occ.size());
+    }
+    for (size_t j = 0; j < occ.size(); ++j) {
+      (*kernels)[occ[j].index] = std::move(generic[j]);
+      done[occ[j].index] = 1;
+      ++rewritten;
+    }
+  }
+  for (size_t i = 0; i < kernels->size(); ++i)
+    if (!done[i] && generalize(&(*kernels)[i])) ++rewritten;
+  return rewritten;
+}
+
 int64_t GenericKernels::rewritten() const {
   std::lock_guard<std::mutex> lock(mu_);
   return rewritten_;

@@ -69,6 +69,13 @@ class GenericKernels {
   /// Rewrites `kernel` into its shape-generic form when a kernel of the same
   /// structure with other values was seen before; true when it did.
   bool generalize(Kernel* kernel);
+  /// generalize() over a plan's kernels, with one more rule for a structure
+  /// first seen in this plan: when it occurs here with two or more sets of
+  /// values and every occurrence is small (below kLargeKernelSteps) or a
+  /// matmul, all of them, the first included, take the generic form at once, so the plan
+  /// compiles one kernel for the structure instead of a specialised one and
+  /// a generic one. Returns the kernels rewritten.
+  int generalize_plan(std::vector<Kernel>* kernels);
   /// Kernels rewritten so far (for tests and LT_DEBUG).
   int64_t rewritten() const;
   void clear();
