@@ -71,8 +71,8 @@ class GenericKernels {
   bool generalize(Kernel* kernel);
   /// generalize() over a plan's kernels, with one more rule for a structure
   /// first seen in this plan: when it occurs here with two or more sets of
-  /// values and every occurrence is small (below kLargeKernelSteps) or a
-  /// matmul, all of them, the first included, take the generic form at once, so the plan
+  /// values and every occurrence is small (below kPlanGenericSteps, not a
+  /// matmul), all of them, the first included, take the generic form at once, so the plan
   /// compiles one kernel for the structure instead of a specialised one and
   /// a generic one. Returns the kernels rewritten.
   int generalize_plan(std::vector<Kernel>* kernels);
@@ -95,6 +95,9 @@ class GenericKernels {
   /// compile costs more than many launches, go generic at their second size.
   static constexpr int64_t kLargeKernelSteps = int64_t{1} << 20;
   static constexpr size_t kSpecialisedSizes = 4;
+  /// generalize_plan's bound: kernels this small run for microseconds, so
+  /// their compile is what they cost.
+  static constexpr int64_t kPlanGenericSteps = int64_t{1} << 17;
   static constexpr size_t kMaxTemplates = 1 << 14;
   mutable std::mutex mu_;
   absl::flat_hash_map<Hash128, Template> templates_;
