@@ -238,7 +238,9 @@ bool make_generic(const Kernel& split, const KernelSignature& sig, const std::ve
   return true;
 }
 
-bool GenericKernels::generalize(Kernel* kernel) {
+bool GenericKernels::generalize(Kernel* kernel) { return generalize(kernel, nullptr); }
+
+bool GenericKernels::generalize(Kernel* kernel, absl::flat_hash_set<Hash128>* made_here) {
   if (kernel->symbolic_domain()) return false;
   Kernel split = const_split(*kernel);
   KernelSignature sig = kernel_signature(split);
@@ -251,6 +253,7 @@ bool GenericKernels::generalize(Kernel* kernel) {
   if (fresh) {
     t.values = sig.values;
     t.vary.assign(sig.values.size(), 0);
+    if (made_here) made_here->insert(sig.structure);
     return false;
   }
   if (t.values.size() != sig.values.size()) return false;
@@ -262,7 +265,10 @@ bool GenericKernels::generalize(Kernel* kernel) {
   if (!t.generic) {
     int64_t steps = 1;
     for (int64_t d : kernel->domain) steps = d > 0 && steps > INT64_MAX / d ? INT64_MAX : steps * d;
-    if (steps >= kLargeKernelSteps) {
+    // Other sizes of a structure within the plan that made its template are
+    // other layers of one program, not a dimension that changes between
+    // runs: they stay specialised too (see generalize_plan).
+    if (steps >= kLargeKernelSteps || (made_here && made_here->contains(sig.structure))) {
       Hash128 key = values_key(sig);
       if (std::find(t.specialised.begin(), t.specialised.end(), key) != t.specialised.end()) return false;
       if (t.specialised.size() + 1 < kSpecialisedSizes) {
@@ -343,8 +349,9 @@ int GenericKernels::generalize_plan(std::vector<Kernel>* kernels) {
       ++rewritten;
     }
   }
+  absl::flat_hash_set<Hash128> made_here;
   for (size_t i = 0; i < kernels->size(); ++i)
-    if (!done[i] && generalize(&(*kernels)[i])) ++rewritten;
+    if (!done[i] && generalize(&(*kernels)[i], &made_here)) ++rewritten;
   return rewritten;
 }
 

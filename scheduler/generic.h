@@ -39,6 +39,7 @@
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
 #include "scheduler/kernel.h"
 
 namespace lt {
@@ -69,12 +70,15 @@ class GenericKernels {
   /// Rewrites `kernel` into its shape-generic form when a kernel of the same
   /// structure with other values was seen before; true when it did.
   bool generalize(Kernel* kernel);
-  /// generalize() over a plan's kernels, with one more rule for a structure
-  /// first seen in this plan: when it occurs here with two or more sets of
-  /// values and every occurrence is small (below kPlanGenericSteps, not a
-  /// matmul), all of them, the first included, take the generic form at once, so the plan
-  /// compiles one kernel for the structure instead of a specialised one and
-  /// a generic one. Returns the kernels rewritten.
+  /// generalize() over a plan's kernels, with two more rules for a structure
+  /// first seen in this plan. When it occurs here with two or more sets of
+  /// values and every occurrence is tiny (below kPlanGenericSteps, not a
+  /// matmul), all of them, the first included, take the generic form at
+  /// once: one compile instead of a specialised one and a generic one.
+  /// Otherwise its other sizes in this plan (other layers of one program)
+  /// stay specialised for up to kSpecialisedSizes sizes, as large kernels
+  /// do; a later plan with another size (a dimension that changes between
+  /// runs) goes generic as usual. Returns the kernels rewritten.
   int generalize_plan(std::vector<Kernel>* kernels);
   /// Kernels rewritten so far (for tests and LT_DEBUG).
   int64_t rewritten() const;
@@ -99,6 +103,7 @@ class GenericKernels {
   /// their compile is what they cost.
   static constexpr int64_t kPlanGenericSteps = int64_t{1} << 17;
   static constexpr size_t kMaxTemplates = 1 << 14;
+  bool generalize(Kernel* kernel, absl::flat_hash_set<Hash128>* made_here);
   mutable std::mutex mu_;
   absl::flat_hash_map<Hash128, Template> templates_;
   int64_t rewritten_ = 0;

@@ -230,3 +230,19 @@ BOOST_AUTO_TEST_CASE(two_sizes_of_one_structure_in_one_sync_run_correctly_throug
                            ops::softmax(ops::mul(random_input(DType::Float32, {7, 89}, -1, 1, 22), f32(1.25)), 1)});
   BOOST_TEST(counter_value("kernels_compiled") + counter_value("disk_loads") - before == 1);
 }
+
+BOOST_AUTO_TEST_CASE(other_sizes_of_a_structure_within_its_first_plan_stay_specialised) {
+  // Two layers of one program (not tiny: 2^17 steps and more) keep their
+  // concrete kernels; a later plan with a third size is a dimension that
+  // changes between runs, and goes generic.
+  GenericKernels generic;
+  Plan p = plan_of({ops::softmax(random_input(DType::Float32, {256, 601}, -1, 1, 31), 1),
+                    ops::softmax(random_input(DType::Float32, {256, 607}, -1, 1, 32), 1)});
+  BOOST_TEST_REQUIRE(p.kernels.size() == 2u);
+  BOOST_TEST(generic.generalize_plan(&p.kernels) == 0);
+  BOOST_TEST(!p.kernels[0].symbolic_domain());
+  BOOST_TEST(!p.kernels[1].symbolic_domain());
+  Plan q = plan_of({ops::softmax(random_input(DType::Float32, {256, 613}, -1, 1, 33), 1)});
+  BOOST_TEST(generic.generalize_plan(&q.kernels) == 1);
+  BOOST_TEST(q.kernels[0].symbolic_domain());
+}
