@@ -11,7 +11,9 @@ from ._function_args import _check, _default_float, _dt_name, _is_int, _zeros
 from ._out import _write_out
 from ._random import _numpy_rng, _rng
 
-_np_for = {"bool": np.bool_, "int32": np.int32, "int64": np.int64, "float32": np.float32, "float64": np.float64}
+_np_for = {"bool": np.bool_, "int32": np.int32, "int64": np.int64, "float32": np.float32, "float64": np.float64,
+           "float16": np.float16, "int8": np.int8, "uint8": np.uint8, "int16": np.int16}
+_NARROW = ("float16", "bfloat16", "int8", "uint8", "int16")
 
 
 def _finish(t, requires_grad):
@@ -62,7 +64,7 @@ def tensor(data, dtype=None, device=None, requires_grad=False, pin_memory=False)
         arr = data
         if dtype is None and _C._dtype_for_numpy(arr.dtype) is None:
             raise TypeError("can't convert np.ndarray of type %s. The only supported types are: float64, float32, "
-                            "int64, int32, and bool." % arr.dtype)
+                            "float16, int64, int32, int16, int8, uint8, and bool." % arr.dtype)
         inferred = _C._dtype_for_numpy(arr.dtype)
     elif isinstance(data, np.generic):
         arr = np.asarray(data)
@@ -75,7 +77,14 @@ def tensor(data, dtype=None, device=None, requires_grad=False, pin_memory=False)
         if arr.dtype == object:
             raise ValueError("expected sequence of equal-length lists (ragged nested sequence)")
     want = _C._to_dtype(dtype) if dtype is not None else inferred
-    arr = np.require(arr, dtype=_np_for[_C._numpy_name(want)], requirements="C")
+    name = _C._numpy_name(want)
+    if name in _NARROW and _np_for.get(name) != arr.dtype:
+        # Through lazytensor's cast (torch's rounding and wrapping; numpy rounds
+        # float64 -> float16 once where torch goes through float32, and has no bfloat16).
+        wide = np.float64 if arr.dtype.kind in "fc" else np.int64
+        src = _C.from_numpy(np.require(arr, dtype=wide, requirements="C"))
+        return _finish(src.to(want).detach(), requires_grad)
+    arr = np.require(arr, dtype=_np_for[name], requirements="C")
     return _finish(_C.from_numpy(arr), requires_grad)
 
 
