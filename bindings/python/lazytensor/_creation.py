@@ -14,6 +14,9 @@ from ._random import _numpy_rng, _rng
 _np_for = {"bool": np.bool_, "int32": np.int32, "int64": np.int64, "float32": np.float32, "float64": np.float64,
            "float16": np.float16, "int8": np.int8, "uint8": np.uint8, "int16": np.int16}
 _NARROW = ("float16", "bfloat16", "int8", "uint8", "int16")
+# The Python numbers torch.tensor accepts for a narrow integer dtype (c10::overflows: an unsigned
+# type also takes negative integers that fit its width, -1 -> 255, but no negative float).
+_INT_RANGE = {"int8": (-128, 127), "uint8": (-255, 255), "int16": (-32768, 32767)}
 
 
 def _finish(t, requires_grad):
@@ -78,7 +81,13 @@ def tensor(data, dtype=None, device=None, requires_grad=False, pin_memory=False)
             raise ValueError("expected sequence of equal-length lists (ragged nested sequence)")
     want = _C._to_dtype(dtype) if dtype is not None else inferred
     name = _C._numpy_name(want)
-    if name in _NARROW and _np_for.get(name) != arr.dtype:
+    if name in _INT_RANGE and not isinstance(data, (np.ndarray, np.generic)) and arr.size:
+        lo, hi = _INT_RANGE[name]  # torch checks Python numbers (not arrays) for overflow
+        if arr.dtype.kind == "f":
+            lo = max(lo, 0) if name == "uint8" else lo  # a float into uint8 must be >= 0
+        if arr.dtype.kind in "iuf" and (arr.min() < lo or arr.max() > hi):
+            raise RuntimeError("value cannot be converted to type {} without overflow".format(name))
+    if name in _NARROW and (name not in _np_for or np.dtype(_np_for[name]) != arr.dtype):
         # Through lazytensor's cast (torch's rounding and wrapping; numpy rounds
         # float64 -> float16 once where torch goes through float32, and has no bfloat16).
         wide = np.float64 if arr.dtype.kind in "fc" else np.int64
