@@ -29,6 +29,11 @@ static const char* torch_dtype_name(lt::DType d) {
     case lt::DType::Int64: return "int64";
     case lt::DType::Float32: return "float32";
     case lt::DType::Float64: return "float64";
+    case lt::DType::Float16: return "float16";
+    case lt::DType::BFloat16: return "bfloat16";
+    case lt::DType::Int8: return "int8";
+    case lt::DType::UInt8: return "uint8";
+    case lt::DType::Int16: return "int16";
   }
   return "?";
 }
@@ -38,7 +43,10 @@ static std::optional<lt::DType> numpy_dtype(py::handle h) {
   char kind = dt.kind();
   size_t size = dt.itemsize();
   if (kind == 'b') return lt::DType::Bool;
-  if (kind == 'f') return size == 8 ? lt::DType::Float64 : lt::DType::Float32;
+  if (kind == 'f') return size == 8 ? lt::DType::Float64 : size == 2 ? lt::DType::Float16 : lt::DType::Float32;
+  if (kind == 'i' && size == 1) return lt::DType::Int8;
+  if (kind == 'i' && size == 2) return lt::DType::Int16;
+  if (kind == 'u' && size == 1) return lt::DType::UInt8;
   if (kind == 'i' || kind == 'u') return size == 8 || (kind == 'u' && size == 4) ? lt::DType::Int64 : lt::DType::Int32;
   return std::nullopt;
 }
@@ -54,7 +62,10 @@ lt::DType to_dtype(py::handle h) {
     static const std::pair<const char*, lt::DType> names[] = {
         {"float32", lt::DType::Float32}, {"float", lt::DType::Float32}, {"float64", lt::DType::Float64},
         {"double", lt::DType::Float64}, {"int32", lt::DType::Int32},     {"int", lt::DType::Int32},
-        {"int64", lt::DType::Int64},     {"long", lt::DType::Int64},     {"bool", lt::DType::Bool}};
+        {"int64", lt::DType::Int64},     {"long", lt::DType::Int64},     {"bool", lt::DType::Bool},
+        {"float16", lt::DType::Float16}, {"half", lt::DType::Float16},   {"bfloat16", lt::DType::BFloat16},
+        {"int8", lt::DType::Int8},       {"uint8", lt::DType::UInt8},    {"int16", lt::DType::Int16},
+        {"short", lt::DType::Int16}};
     for (auto& [n, d] : names)
       if (s == n) return d;
   }
@@ -63,7 +74,7 @@ lt::DType to_dtype(py::handle h) {
   } catch (py::error_already_set&) {
   }
   throw py::type_error("unsupported dtype: " + std::string(py::repr(h)) +
-                       " (lazytensor has bool, int32, int64, float32, float64)");
+                       " (lazytensor has bool, uint8, int8, int16, int32, int64, float16, bfloat16, float32, float64)");
 }
 
 std::optional<lt::DType> to_opt_dtype(py::handle h) {
@@ -252,15 +263,8 @@ void check_placement(py::handle device) {
 static PyTensor from_numpy(py::array arr) {
   auto d = numpy_dtype(arr.dtype());
   if (!d) throw py::type_error("can't convert np.ndarray of type " + std::string(py::str(arr.dtype())) +
-                               ". The only supported types are: float64, float32, int64, int32, and bool.");
-  py::dtype want;
-  switch (*d) {
-    case lt::DType::Bool: want = py::dtype("bool"); break;
-    case lt::DType::Int32: want = py::dtype("int32"); break;
-    case lt::DType::Int64: want = py::dtype("int64"); break;
-    case lt::DType::Float32: want = py::dtype("float32"); break;
-    case lt::DType::Float64: want = py::dtype("float64"); break;
-  }
+                               ". The only supported types are: float64, float32, float16, int64, int32, int16, int8, uint8, and bool.");
+  py::dtype want(torch_dtype_name(*d));  // numpy has every dtype numpy_dtype gives (not bfloat16)
   py::array c = py::array::ensure(arr.attr("astype")(want, py::arg("copy") = false), py::array::c_style);
   if (!c) throw py::error_already_set();
   lt::Shape shape(c.shape(), c.shape() + c.ndim());
@@ -269,6 +273,7 @@ static PyTensor from_numpy(py::array arr) {
 
 static py::array to_numpy(PyTensor& self) {
   const lt::Tensor& t = self.get();
+  if (t.dtype() == lt::DType::BFloat16) throw py::type_error("Got unsupported ScalarType BFloat16");  // as torch
   const char* np_name = torch_dtype_name(t.dtype());
   std::vector<py::ssize_t> shape(t.shape().begin(), t.shape().end());
   py::array out(py::dtype(np_name), shape);
@@ -284,11 +289,13 @@ void bind_functions(py::module_& m) {
       .def("__str__", [](const PyDType& d) { return std::string("torch.") + torch_dtype_name(d.dtype); })
       .def_property_readonly("is_floating_point", [](const PyDType& d) { return lt::is_floating(d.dtype); })
       .def_property_readonly("is_complex", [](const PyDType&) { return false; })
-      .def_property_readonly("is_signed", [](const PyDType& d) { return d.dtype != lt::DType::Bool; })
+      .def_property_readonly("is_signed",
+                             [](const PyDType& d) { return d.dtype != lt::DType::Bool && d.dtype != lt::DType::UInt8; })
       .def_property_readonly("itemsize", [](const PyDType& d) { return lt::dtype_size(d.dtype); })
       .def_property_readonly("name", [](const PyDType& d) { return torch_dtype_name(d.dtype); })
       .def("__reduce__", [](const PyDType& d) { return std::string(torch_dtype_name(d.dtype)); });
-  for (lt::DType d : {lt::DType::Bool, lt::DType::Int32, lt::DType::Int64, lt::DType::Float32, lt::DType::Float64}) {
+  for (int i = 0; i < lt::kNumDTypes; ++i) {
+    lt::DType d = static_cast<lt::DType>(i);
     g_dtypes[static_cast<int>(d)] = py::cast(PyDType{d});
     m.attr(torch_dtype_name(d)) = g_dtypes[static_cast<int>(d)];
   }
@@ -296,6 +303,8 @@ void bind_functions(py::module_& m) {
   m.attr("double") = dtype_object(lt::DType::Float64);
   m.attr("int") = dtype_object(lt::DType::Int32);
   m.attr("long") = dtype_object(lt::DType::Int64);
+  m.attr("half") = dtype_object(lt::DType::Float16);
+  m.attr("short") = dtype_object(lt::DType::Int16);
   m.attr("_dtype_for_numpy") = py::cpp_function([](py::handle h) -> py::object {
     auto d = numpy_dtype(h);
     return d ? dtype_object(*d) : py::none();
@@ -310,6 +319,26 @@ void bind_functions(py::module_& m) {
   m.def("_set_placement_check", [](py::object f) { g_placement_check = std::move(f); });
   m.def("from_numpy", &from_numpy);
   m.def("_to_numpy", &to_numpy);
+  // Raw element bits as an unsigned numpy array of the same width, and back:
+  // how bfloat16 (no numpy type) travels through checkpoints.
+  m.def("_bits_to_numpy", [](PyTensor& self) {
+    const lt::Tensor& t = self.get();
+    size_t es = lt::dtype_size(t.dtype());
+    std::vector<py::ssize_t> shape(t.shape().begin(), t.shape().end());
+    py::array out(py::dtype(es == 1 ? "uint8" : es == 2 ? "uint16" : es == 4 ? "uint32" : "uint64"), shape);
+    if (t.numel()) t.copy_to(out.mutable_data(), static_cast<size_t>(out.nbytes()));
+    return out;
+  });
+  m.def("_bits_from_numpy", [](py::array arr, py::handle dtype) {
+    lt::DType d = to_dtype(dtype);
+    if (static_cast<size_t>(arr.itemsize()) != lt::dtype_size(d))
+      throw py::type_error("_bits_from_numpy: " + std::to_string(arr.itemsize()) + "-byte elements can't hold " +
+                           torch_dtype_name(d));
+    py::array c = py::array::ensure(arr, py::array::c_style);
+    if (!c) throw py::error_already_set();
+    lt::Shape shape(c.shape(), c.shape() + c.ndim());
+    return PyTensor(lt::Tensor::from_data(c.data(), d, shape));
+  });
 
   m.def("zeros", [](py::args a, py::kwargs kw) {
     check_device_kw(kw);

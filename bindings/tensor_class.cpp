@@ -590,7 +590,10 @@ void bind_tensor(py::module_& m, py::class_<PyTensor>& cls) {
     switch (x.dtype()) {
       case lt::DType::Bool: return py::bool_(x.item<bool>());
       case lt::DType::Int32:
-      case lt::DType::Int64: return py::int_(x.item<int64_t>());
+      case lt::DType::Int64:
+      case lt::DType::Int8:
+      case lt::DType::UInt8:
+      case lt::DType::Int16: return py::int_(x.item<int64_t>());
       default: return py::float_(x.item<double>());
     }
   });
@@ -608,6 +611,11 @@ void bind_tensor(py::module_& m, py::class_<PyTensor>& cls) {
         case lt::DType::Int64: return py::str("torch.LongTensor");
         case lt::DType::Float32: return py::str("torch.FloatTensor");
         case lt::DType::Float64: return py::str("torch.DoubleTensor");
+        case lt::DType::Float16: return py::str("torch.HalfTensor");
+        case lt::DType::BFloat16: return py::str("torch.BFloat16Tensor");
+        case lt::DType::Int8: return py::str("torch.CharTensor");
+        case lt::DType::UInt8: return py::str("torch.ByteTensor");
+        case lt::DType::Int16: return py::str("torch.ShortTensor");
       }
     }
     return wrap(lt::cast(x, to_dtype(dtype)));
@@ -620,6 +628,8 @@ void bind_tensor(py::module_& m, py::class_<PyTensor>& cls) {
   });
   LT_CAST("float", lt::DType::Float32) LT_CAST("double", lt::DType::Float64) LT_CAST("long", lt::DType::Int64)
   LT_CAST("int", lt::DType::Int32) LT_CAST("bool", lt::DType::Bool)
+  LT_CAST("half", lt::DType::Float16) LT_CAST("bfloat16", lt::DType::BFloat16) LT_CAST("byte", lt::DType::UInt8)
+  LT_CAST("char", lt::DType::Int8) LT_CAST("short", lt::DType::Int16)
 #undef LT_CAST
   cls.def("type_as", [](py::object self, PyTensor& o) -> py::object {
     PyTensor& s = self.cast<PyTensor&>();

@@ -66,7 +66,12 @@ NodePtr scalar(double value, DType dtype, bool wrapped) {
 NodePtr scalar_int(int64_t value, DType dtype, bool wrapped) {
   if (is_floating(dtype)) return scalar(static_cast<double>(value), dtype, wrapped);
   ScalarValue v;
-  v.i = dtype == DType::Bool ? (value != 0) : dtype == DType::Int32 ? static_cast<int32_t>(value) : value;
+  switch (integer_bits(dtype)) {  // wraps to the dtype, as a cast would
+    case 8: v.i = dtype == DType::UInt8 ? static_cast<int64_t>(static_cast<uint8_t>(value)) : static_cast<int8_t>(value); break;
+    case 16: v.i = static_cast<int16_t>(value); break;
+    case 32: v.i = static_cast<int32_t>(value); break;
+    default: v.i = dtype == DType::Bool ? (value != 0) : value;
+  }
   return make_scalar(v, dtype, wrapped);
 }
 
@@ -176,7 +181,9 @@ NodePtr cast(const NodePtr& x, DType dtype) {
   if (x->dtype == dtype) return x;
   if (x->op == Op::Scalar) {  // fold: a cast scalar is a scalar of the new dtype
     NodePtr s = make_scalar(ScalarValue::of(x->scalar.as_double(x->dtype), dtype), dtype, !x->attrs.empty() && x->attrs[0]);
-    if (!is_floating(x->dtype) && !is_floating(dtype)) s->scalar.i = dtype == DType::Bool ? x->scalar.i != 0 : x->scalar.i;
+    if (!is_floating(x->dtype) && !is_floating(dtype)) {
+      return scalar_int(dtype == DType::Bool ? x->scalar.i != 0 : x->scalar.i, dtype, !x->attrs.empty() && x->attrs[0]);
+    }
     return s;
   }
   return make_node(Op::Cast, dtype, x->shape, {}, {x});

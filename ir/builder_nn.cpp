@@ -154,6 +154,11 @@ NodePtr matmul(const NodePtr& a, const NodePtr& b) {
          " and ", dtype_name(b->dtype));
   }
   if (a->dtype == DType::Bool) fail(ErrorKind::Runtime, "matmul: not implemented for bool tensors");
+  // Narrow dtypes multiply in a wide one and round (float16/bfloat16: float32
+  // accumulation, one rounding, as torch's CPU kernels) or wrap (int8, uint8,
+  // int16: the low bits of an int64 product are the narrow product's).
+  if (is_low_precision_float(a->dtype)) return cast(matmul(cast(a, DType::Float32), cast(b, DType::Float32)), a->dtype);
+  if (is_narrow_int(a->dtype)) return cast(matmul(cast(a, DType::Int64), cast(b, DType::Int64)), a->dtype);
   NodePtr x = a->ndim() == 1 ? unsqueeze(a, 0) : a;
   NodePtr y = b->ndim() == 1 ? unsqueeze(b, 1) : b;
   int64_t k1 = x->shape[x->ndim() - 1], k2 = y->shape[y->ndim() - 2];
@@ -192,6 +197,7 @@ static NodePtr require_floating(std::string_view op, const NodePtr& x) {
 
 NodePtr softmax(const NodePtr& x, int64_t dim) {
   require_floating("softmax", x);
+  if (is_low_precision_float(x->dtype)) return cast(softmax(cast(x, DType::Float32), dim), x->dtype);  // as torch's CPU kernel
   int64_t d = normalize_dim("softmax", dim, x->ndim());
   if (x->ndim() == 0) return div(exp(x), exp(x));
   Dims dims{d};
@@ -202,6 +208,7 @@ NodePtr softmax(const NodePtr& x, int64_t dim) {
 
 NodePtr log_softmax(const NodePtr& x, int64_t dim) {
   require_floating("log_softmax", x);
+  if (is_low_precision_float(x->dtype)) return cast(log_softmax(cast(x, DType::Float32), dim), x->dtype);
   int64_t d = normalize_dim("log_softmax", dim, x->ndim());
   if (x->ndim() == 0) return sub(x, x);
   Dims dims{d};
@@ -212,6 +219,10 @@ NodePtr log_softmax(const NodePtr& x, int64_t dim) {
 NodePtr layer_norm(const NodePtr& x, absl::Span<const int64_t> normalized_shape, const NodePtr& weight,
                    const NodePtr& bias, double eps) {
   require_floating("layer_norm", x);
+  if (is_low_precision_float(x->dtype)) {  // statistics in float32, one rounding (torch's CPU kernel)
+    auto wide = [](const NodePtr& p) { return p ? cast(p, DType::Float32) : p; };
+    return cast(layer_norm(wide(x), normalized_shape, wide(weight), wide(bias), eps), x->dtype);
+  }
   int64_t k = static_cast<int64_t>(normalized_shape.size());
   bool ok = k >= 1 && k <= x->ndim();
   for (int64_t i = 0; ok && i < k; ++i) ok = x->shape[x->ndim() - k + i] == normalized_shape[i];

@@ -59,6 +59,9 @@ NodePtr mean(const NodePtr& x, absl::Span<const int64_t> dims, bool keepdim) {
     fail(ErrorKind::Runtime, "mean: could not infer output dtype; input dtype ", dtype_name(x->dtype),
          " must be floating point");
   }
+  // Float16/BFloat16: sum and divide in float32, round once (as torch; a
+  // narrow sum would overflow where the mean does not).
+  if (is_low_precision_float(x->dtype)) return cast(mean(cast(x, DType::Float32), dims, keepdim), x->dtype);
   Dims d = normalize_dims("mean", dims, x->ndim());
   NodePtr s = reduce_keep(Op::ReduceSum, x, d, x->dtype);
   NodePtr m = div(s, constant_like(s, static_cast<double>(reduced_count(x, d))));
@@ -113,6 +116,7 @@ NodePtr var(const NodePtr& x, absl::Span<const int64_t> dims, int64_t correction
   if (!is_floating(x->dtype)) {
     fail(ErrorKind::Runtime, "var: input dtype ", dtype_name(x->dtype), " must be floating point");
   }
+  if (is_low_precision_float(x->dtype)) return cast(var(cast(x, DType::Float32), dims, correction, keepdim), x->dtype);
   Dims d = normalize_dims("var", dims, x->ndim());
   int64_t n = reduced_count(x, d);
   NodePtr m = mean(x, d, /*keepdim=*/true);

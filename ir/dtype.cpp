@@ -12,6 +12,11 @@ size_t dtype_size(DType dtype) {
     case DType::Int64: return 8;
     case DType::Float32: return 4;
     case DType::Float64: return 8;
+    case DType::Float16: return 2;
+    case DType::BFloat16: return 2;
+    case DType::Int8: return 1;
+    case DType::UInt8: return 1;
+    case DType::Int16: return 2;
   }
   return 0;
 }
@@ -23,6 +28,11 @@ std::string_view dtype_name(DType dtype) {
     case DType::Int64: return "i64";
     case DType::Float32: return "f32";
     case DType::Float64: return "f64";
+    case DType::Float16: return "f16";
+    case DType::BFloat16: return "bf16";
+    case DType::Int8: return "i8";
+    case DType::UInt8: return "u8";
+    case DType::Int16: return "i16";
   }
   return "?";
 }
@@ -37,16 +47,54 @@ bool parse_dtype(std::string_view name, DType* out) {
   return false;
 }
 
+int integer_bits(DType d) {
+  switch (d) {
+    case DType::Int8:
+    case DType::UInt8: return 8;
+    case DType::Int16: return 16;
+    case DType::Int32: return 32;
+    case DType::Int64: return 64;
+    default: return 0;
+  }
+}
+
 DTypeCategory dtype_category(DType d) {
   if (d == DType::Bool) return DTypeCategory::Bool;
   if (is_integral(d)) return DTypeCategory::Integral;
   return DTypeCategory::Floating;
 }
 
+// Rank of a floating dtype by range and precision: f16 and bf16 are not
+// ordered against each other (either loses what the other keeps), so their
+// join is f32.
+static int float_rank(DType d) {
+  switch (d) {
+    case DType::Float16:
+    case DType::BFloat16: return 0;
+    case DType::Float32: return 1;
+    default: return 2;  // Float64
+  }
+}
+
 DType promote_types(DType a, DType b) {
-  // The five dtypes are ordered so that the larger enum value wins, which is
-  // what PyTorch's promotion table gives for this subset.
-  return static_cast<DType>(std::max(static_cast<int>(a), static_cast<int>(b)));
+  // torch.promote_types (c10/core/ScalarType.h's table) as rules.
+  if (a == b) return a;
+  if (a == DType::Bool) return b;
+  if (b == DType::Bool) return a;
+  bool fa = is_floating(a), fb = is_floating(b);
+  if (fa && fb) {
+    int ra = float_rank(a), rb = float_rank(b);
+    if (ra == rb) return DType::Float32;  // f16 with bf16
+    return ra > rb ? a : b;
+  }
+  if (fa) return a;  // a float with an integer keeps the float, however narrow
+  if (fb) return b;
+  // Both integers: the wider signed type; u8 with i8 needs i16 to hold both ranges.
+  if (a == DType::UInt8 || b == DType::UInt8) {
+    DType other = a == DType::UInt8 ? b : a;
+    return integer_bits(other) <= 8 ? DType::Int16 : other;
+  }
+  return integer_bits(a) >= integer_bits(b) ? a : b;
 }
 
 static DType default_for(DTypeCategory c) {

@@ -1,4 +1,9 @@
 // ir/dtype.h — element types and PyTorch's type-promotion rules.
+//
+// The enum order is part of every trace and kernel hash, so new dtypes are
+// appended. Float16 and BFloat16 are storage types: arithmetic on them runs in
+// float32 and each primitive rounds its result to the narrow type (ir/lowp.h,
+// docs/dtypes.md). Int8, UInt8 and Int16 wrap as two's complement.
 #pragma once
 
 #include <cstddef>
@@ -7,15 +12,27 @@
 
 namespace lt {
 
-enum class DType : uint8_t { Bool, Int32, Int64, Float32, Float64 };
+enum class DType : uint8_t { Bool, Int32, Int64, Float32, Float64, Float16, BFloat16, Int8, UInt8, Int16 };
 
-inline constexpr int kNumDTypes = 5;
+inline constexpr int kNumDTypes = 10;
 
 size_t dtype_size(DType dtype);
-std::string_view dtype_name(DType dtype);  // "bool", "i32", "i64", "f32", "f64"
+/// "bool", "i32", "i64", "f32", "f64", "f16", "bf16", "i8", "u8", "i16"
+std::string_view dtype_name(DType dtype);
 bool parse_dtype(std::string_view name, DType* out);
-inline bool is_floating(DType d) { return d == DType::Float32 || d == DType::Float64; }
-inline bool is_integral(DType d) { return d == DType::Int32 || d == DType::Int64; }
+inline bool is_floating(DType d) {
+  return d == DType::Float32 || d == DType::Float64 || d == DType::Float16 || d == DType::BFloat16;
+}
+inline bool is_integral(DType d) {
+  return d == DType::Int32 || d == DType::Int64 || d == DType::Int8 || d == DType::UInt8 || d == DType::Int16;
+}
+/// Float16 and BFloat16: stored narrow, computed in float32, rounded per primitive.
+inline bool is_low_precision_float(DType d) { return d == DType::Float16 || d == DType::BFloat16; }
+/// Int8, UInt8 and Int16: stored narrow; backends may compute in a wider int and wrap.
+inline bool is_narrow_int(DType d) { return d == DType::Int8 || d == DType::UInt8 || d == DType::Int16; }
+/// Integer bits of an integral dtype (0 for others).
+int integer_bits(DType d);
+inline bool is_unsigned(DType d) { return d == DType::UInt8; }
 
 /// Category used by PyTorch's promotion: bool < integral < floating.
 enum class DTypeCategory : uint8_t { Bool, Integral, Floating };

@@ -19,6 +19,10 @@ namespace lt {
 /// Data-dependent errors (an index out of range) throw lt::Error (IndexError).
 std::vector<BufferPtr> evaluate_reference(const Trace& trace);
 
+/// Converts n elements from `src` (dtype) to `dst` (dst_dtype) with the Cast
+/// primitive's meaning (rounding, wrapping, float -> int as torch on x86).
+void convert_elements_reference(const void* src, DType dtype, int64_t n, void* dst, DType dst_dtype);
+
 /// Philox4x32-10: four 32-bit random words for (seed, counter). Shared by every
 /// backend so random numbers do not depend on how a trace is fused or split.
 void philox4x32(uint64_t seed, uint64_t counter, uint32_t out[4]);

@@ -241,6 +241,27 @@ BufferPtr Evaluator::eval_cast() {
   return out;
 }
 
+}  // namespace lt::eval_detail
+
+namespace lt {
+void convert_elements_reference(const void* src, DType dtype, int64_t n, void* dst, DType dst_dtype) {
+  using namespace eval_detail;
+  visit_dtype(dtype, [&](auto in_e) {
+    using InE = decltype(in_e);
+    using S = typename InE::Storage;
+    using C = typename InE::Compute;
+    const S* x = static_cast<const S*>(src);
+    visit_dtype(dst_dtype, [&](auto out_e) {
+      using OutS = typename decltype(out_e)::Storage;
+      OutS* y = static_cast<OutS*>(dst);
+      for (int64_t i = 0; i < n; ++i) y[i] = store<OutS>(static_cast<C>(x[i]));
+    });
+  });
+}
+}  // namespace lt
+
+namespace lt::eval_detail {
+
 BufferPtr Evaluator::eval_where() {
   const TraceNode& n = node();
   const Buffer& cond = in(0);

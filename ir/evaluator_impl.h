@@ -13,6 +13,7 @@
 
 #include "ir/buffer.h"
 #include "ir/error.h"
+#include "ir/lowp.h"
 #include "ir/trace.h"
 
 namespace lt::eval_detail {
@@ -25,6 +26,13 @@ struct Elem {
   using Storage = S;
   using Compute = C;
 };
+
+/// UInt8's storage type: a distinct 8-bit unsigned type, since uint8_t is
+/// Bool's (whose store is `!= 0`, where UInt8's wraps).
+using UInt8Storage = char8_t;
+
+template <typename S>
+inline constexpr bool kLowpFloat = std::is_same_v<S, Half> || std::is_same_v<S, BFloat16>;
 
 template <typename F>
 decltype(auto) visit_dtype(DType dtype, F&& f) {
@@ -39,6 +47,16 @@ decltype(auto) visit_dtype(DType dtype, F&& f) {
       return f(Elem<float, double>{});
     case DType::Float64:
       return f(Elem<double, double>{});
+    case DType::Float16:
+      return f(Elem<Half, double>{});
+    case DType::BFloat16:
+      return f(Elem<BFloat16, double>{});
+    case DType::Int8:
+      return f(Elem<int8_t, int64_t>{});
+    case DType::UInt8:
+      return f(Elem<UInt8Storage, int64_t>{});
+    case DType::Int16:
+      return f(Elem<int16_t, int64_t>{});
   }
   fail(ErrorKind::Runtime, "evaluate_reference: unknown dtype ", static_cast<int>(dtype));
 }
@@ -49,6 +67,13 @@ S store(double v) {
     return v != 0.0;
   } else if constexpr (std::is_floating_point_v<S>) {
     return static_cast<S>(v);
+  } else if constexpr (kLowpFloat<S>) {
+    return S(static_cast<float>(v));  // through float, as torch
+  } else if constexpr (sizeof(S) < 4) {
+    // Through int32 as torch's C cast compiles on x86 (cvttss2si, then the
+    // low bits): NaN and values outside int32 give INT32_MIN's low bits (0),
+    // others wrap: 300.0 -> i8 44, -1.0 -> u8 255.
+    return static_cast<S>(store<int32_t>(v));
   } else {
     constexpr double lo = static_cast<double>(std::numeric_limits<S>::min());  // -2^(bits-1), exact
     if (!(v >= lo && v < -lo)) return std::numeric_limits<S>::min();           // NaN, out of range
@@ -60,6 +85,8 @@ template <typename S>
 S store(int64_t v) {
   if constexpr (std::is_same_v<S, uint8_t>)
     return v != 0;
+  else if constexpr (kLowpFloat<S>)
+    return S(static_cast<float>(v));  // int64 -> float -> narrow, as torch
   else
     return static_cast<S>(v);  // floats: rounded directly; ints: modular (C++20)
 }

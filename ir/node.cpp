@@ -10,18 +10,25 @@
 #include "ir/block_cache.h"
 #include "ir/counters.h"
 #include "ir/error.h"
+#include "ir/lowp.h"
 
 namespace lt {
 
 ScalarValue ScalarValue::of(double v, DType dtype) {
   ScalarValue s;
   if (is_floating(dtype)) {
-    s.f = dtype == DType::Float32 ? static_cast<double>(static_cast<float>(v)) : v;
+    if (dtype == DType::Float32) s.f = static_cast<double>(static_cast<float>(v));
+    else if (dtype == DType::Float16) s.f = round_to_half(static_cast<float>(v));
+    else if (dtype == DType::BFloat16) s.f = round_to_bfloat16(static_cast<float>(v));
+    else s.f = v;
   } else if (dtype == DType::Bool) {
     s.i = v != 0.0;
   } else {
     s.i = static_cast<int64_t>(v);
     if (dtype == DType::Int32) s.i = static_cast<int32_t>(s.i);
+    if (dtype == DType::Int16) s.i = static_cast<int16_t>(s.i);
+    if (dtype == DType::Int8) s.i = static_cast<int8_t>(s.i);
+    if (dtype == DType::UInt8) s.i = static_cast<uint8_t>(s.i);
   }
   return s;
 }

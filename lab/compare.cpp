@@ -13,14 +13,10 @@ namespace lt::lab {
 namespace {
 
 double element(const Buffer& b, int64_t i) {
-  switch (b.dtype()) {
-    case DType::Bool: return b.as<uint8_t>()[i];
-    case DType::Int32: return b.as<int32_t>()[i];
-    case DType::Int64: return static_cast<double>(b.as<int64_t>()[i]);
-    case DType::Float32: return b.as<float>()[i];
-    case DType::Float64: return b.as<double>()[i];
-  }
-  return 0;
+  double v;
+  convert_elements_reference(static_cast<const char*>(b.data()) + i * dtype_size(b.dtype()), b.dtype(), 1, &v,
+                             DType::Float64);
+  return v;
 }
 
 // `f32_upstream`: a float32 value feeds this output (a cast to float64 keeps its error).
@@ -48,6 +44,11 @@ std::optional<std::string> compare_buffers(const Buffer& got, const Buffer& want
   }
   bool f32 = want.dtype() == DType::Float32 || f32_upstream;
   double rtol = f32 ? 2e-3 : 1e-9, atol = (f32 ? 1e-4 : 1e-11) * (1.0 + scale);
+  double overflow = f32 ? 1e37 : 1e307;
+  // float16 / bfloat16: a transcendental computed in float32 here and in double by the
+  // reference may round to the neighbouring narrow value (ulp 2^-10 and 2^-7).
+  if (want.dtype() == DType::Float16) rtol = 4e-3, atol = 1e-3 * (1.0 + scale), overflow = 6e4;
+  if (want.dtype() == DType::BFloat16) rtol = 2.4e-2, atol = 8e-3 * (1.0 + scale), overflow = 3e38;
   for (int64_t i = 0; i < want.numel(); ++i) {
     double g = element(got, i), w = element(want, i);
     if (std::isnan(w) && std::isnan(g)) continue;
@@ -55,7 +56,7 @@ std::optional<std::string> compare_buffers(const Buffer& got, const Buffer& want
       if (g == w) continue;
       // Near the overflow threshold a correct backend may round either way.
       double finite = std::isinf(w) ? g : w;
-      if (std::isfinite(finite) && std::fabs(finite) > (f32 ? 1e37 : 1e307) && std::signbit(g) == std::signbit(w)) {
+      if (std::isfinite(finite) && std::fabs(finite) > overflow && std::signbit(g) == std::signbit(w)) {
         continue;
       }
     }
@@ -96,14 +97,13 @@ static std::vector<double> accumulation_allowance(const Trace& trace, int32_t n,
       continue;
     }
     BufferPtr m = make_buffer(v->dtype(), v->numel());
-    for (int64_t i = 0; i < v->numel(); ++i) {
-      if (v->dtype() == DType::Float32) m->as<float>()[i] = std::fabs(v->as<float>()[i]);
-      else m->as<double>()[i] = std::fabs(v->as<double>()[i]);
-    }
+    std::vector<double> abs_values(static_cast<size_t>(v->numel()));
+    for (int64_t i = 0; i < v->numel(); ++i) abs_values[i] = std::fabs(element(*v, i));
+    convert_elements_reference(abs_values.data(), DType::Float64, v->numel(), m->data(), v->dtype());
     mags[in] = m;
   }
   BufferPtr mag = evaluate_reference(sub_trace(trace, n, &mags, &cut))[0];
-  double eps = tn.dtype == DType::Float32 ? std::ldexp(1.0, -24) : std::ldexp(1.0, -53);
+  double eps = tn.dtype == DType::Float64 ? std::ldexp(1.0, -53) : std::ldexp(1.0, -24);  // narrow floats sum in f32
   std::vector<double> out(static_cast<size_t>(mag->numel()));
   for (int64_t i = 0; i < mag->numel(); ++i) out[i] = 2.0 * static_cast<double>(k + 1) * eps * element(*mag, i);
   return out;
@@ -176,7 +176,7 @@ std::optional<std::string> compare(const Trace& trace, Backend& backend, const s
                got_error.empty() ? "succeeded" : "raised: " + got_error);
   }
   bool f32_upstream = false;
-  for (const TraceNode& n : trace.nodes) f32_upstream |= n.dtype == DType::Float32;
+  for (const TraceNode& n : trace.nodes) f32_upstream |= n.dtype == DType::Float32 || is_low_precision_float(n.dtype);
   for (size_t i = 0; i < want.size(); ++i) {
     if (auto m = compare_buffers(*got[i], *want[i], i, f32_upstream)) {
       if (explained_by_rounding(trace, backend, policy, got, f32_upstream)) return std::nullopt;

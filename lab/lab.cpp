@@ -12,6 +12,7 @@
 #include "lab/compare.h"
 #include "scheduler/cost.h"
 #include "scheduler/plan.h"
+#include "ir/evaluator.h"
 #include "trace/dump.h"
 #include "trace/text.h"
 #if LT_HAVE_CPU_JIT
@@ -55,15 +56,12 @@ Trace load(const std::string& path) {
   for (const TraceNode& n : t.nodes) {
     if (n.op != Op::Input) continue;
     BufferPtr b = make_buffer(n.dtype, shape_numel(n.shape));
+    // Bools alternate, integers are 0, floats uniform in [-1, 1), each converted to the input's dtype.
+    std::vector<double> values(b->numel());
     for (int64_t i = 0; i < b->numel(); ++i) {
-      switch (n.dtype) {
-        case DType::Bool: b->as<uint8_t>()[i] = i % 2; break;
-        case DType::Int32: b->as<int32_t>()[i] = 0; break;
-        case DType::Int64: b->as<int64_t>()[i] = 0; break;
-        case DType::Float32: b->as<float>()[i] = static_cast<float>(uni(rng)); break;
-        case DType::Float64: b->as<double>()[i] = uni(rng); break;
-      }
+      values[i] = n.dtype == DType::Bool ? static_cast<double>(i % 2) : is_integral(n.dtype) ? 0.0 : uni(rng);
     }
+    convert_elements_reference(values.data(), DType::Float64, b->numel(), b->data(), n.dtype);
     t.params[n.param] = b;
   }
   return t;

@@ -28,6 +28,11 @@ static std::string_view torch_dtype_name(DType d) {
     case DType::Int64: return "int64";
     case DType::Float32: return "float32";
     case DType::Float64: return "float64";
+    case DType::Float16: return "float16";
+    case DType::BFloat16: return "bfloat16";
+    case DType::Int8: return "int8";
+    case DType::UInt8: return "uint8";
+    case DType::Int16: return "int16";
   }
   return "?";
 }

@@ -7,6 +7,7 @@
 
 #include "autograd/autograd.h"
 #include "ir/block_cache.h"
+#include "ir/evaluator.h"
 #include "lazy/runtime.h"
 #include "lazy/tensor_impl.h"
 
@@ -100,13 +101,8 @@ BufferPtr Tensor::buffer() const {
   const NodePtr& n = node();
   if (n->op == Op::Scalar) {  // a bare scalar has no buffer: materialise it
     BufferPtr b = make_buffer(n->dtype, 1);
-    switch (n->dtype) {
-      case DType::Bool: *b->as<uint8_t>() = n->scalar.i != 0; break;
-      case DType::Int32: *b->as<int32_t>() = static_cast<int32_t>(n->scalar.i); break;
-      case DType::Int64: *b->as<int64_t>() = n->scalar.i; break;
-      case DType::Float32: *b->as<float>() = static_cast<float>(n->scalar.f); break;
-      case DType::Float64: *b->as<double>() = n->scalar.f; break;
-    }
+    if (is_floating(n->dtype)) convert_elements_reference(&n->scalar.f, DType::Float64, 1, b->data(), n->dtype);
+    else convert_elements_reference(&n->scalar.i, DType::Int64, 1, b->data(), n->dtype);
     return b;
   }
   return runtime::materialized_buffer(n);
@@ -121,33 +117,8 @@ void Tensor::copy_to(void* dst, size_t nbytes) const {
   if (nbytes) std::memcpy(dst, b->data(), nbytes);
 }
 
-template <typename S, typename D>
-static void convert_loop(const S* s, D* d, int64_t n) {
-  for (int64_t i = 0; i < n; ++i) {
-    if constexpr (std::is_same_v<D, uint8_t>) d[i] = s[i] != 0;
-    else d[i] = static_cast<D>(s[i]);
-  }
-}
-
-template <typename S>
-static void convert_from(const S* s, int64_t n, void* dst, DType dd) {
-  switch (dd) {
-    case DType::Bool: return convert_loop(s, static_cast<uint8_t*>(dst), n);
-    case DType::Int32: return convert_loop(s, static_cast<int32_t*>(dst), n);
-    case DType::Int64: return convert_loop(s, static_cast<int64_t*>(dst), n);
-    case DType::Float32: return convert_loop(s, static_cast<float*>(dst), n);
-    case DType::Float64: return convert_loop(s, static_cast<double*>(dst), n);
-  }
-}
-
 void convert_elements(const void* src, DType dtype, int64_t n, void* dst, DType dst_dtype) {
-  switch (dtype) {
-    case DType::Bool: return convert_from(static_cast<const uint8_t*>(src), n, dst, dst_dtype);
-    case DType::Int32: return convert_from(static_cast<const int32_t*>(src), n, dst, dst_dtype);
-    case DType::Int64: return convert_from(static_cast<const int64_t*>(src), n, dst, dst_dtype);
-    case DType::Float32: return convert_from(static_cast<const float*>(src), n, dst, dst_dtype);
-    case DType::Float64: return convert_from(static_cast<const double*>(src), n, dst, dst_dtype);
-  }
+  convert_elements_reference(src, dtype, n, dst, dst_dtype);
 }
 
 std::string Tensor::to_string() const {

@@ -17,6 +17,7 @@
 #include "absl/types/span.h"
 #include "ir/builder.h"
 #include "ir/error.h"
+#include "ir/lowp.h"
 #include "ir/node.h"
 
 namespace lt {
@@ -345,6 +346,11 @@ constexpr DType dtype_of() {
   else if constexpr (std::is_same_v<T, int64_t>) return DType::Int64;
   else if constexpr (std::is_same_v<T, float>) return DType::Float32;
   else if constexpr (std::is_same_v<T, double>) return DType::Float64;
+  else if constexpr (std::is_same_v<T, Half>) return DType::Float16;
+  else if constexpr (std::is_same_v<T, BFloat16>) return DType::BFloat16;
+  else if constexpr (std::is_same_v<T, int8_t>) return DType::Int8;
+  else if constexpr (std::is_same_v<T, uint8_t>) return DType::UInt8;
+  else if constexpr (std::is_same_v<T, int16_t>) return DType::Int16;
   else static_assert(sizeof(T) == 0, "unsupported element type");
 }
 

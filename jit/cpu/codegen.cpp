@@ -53,6 +53,10 @@ class Codegen {
   void run(const std::string& symbol);
 
  private:
+  // Register (compute) type. Float16 and BFloat16 compute in float and are
+  // rounded after every primitive (normalize); Int8, UInt8 and Int16 compute
+  // in i32, sign- (UInt8: zero-) extended, and wrap after every primitive.
+  // Comparisons, shifts, division and casts then need no per-dtype variants.
   llvm::Type* vtype(DType d) {
     switch (d) {
       case DType::Bool: return b_.getInt1Ty();
@@ -60,10 +64,32 @@ class Codegen {
       case DType::Int64: return b_.getInt64Ty();
       case DType::Float32: return b_.getFloatTy();
       case DType::Float64: return b_.getDoubleTy();
+      case DType::Float16:
+      case DType::BFloat16: return b_.getFloatTy();
+      case DType::Int8:
+      case DType::UInt8:
+      case DType::Int16: return b_.getInt32Ty();
     }
     return nullptr;
   }
-  llvm::Type* mtype(DType d) { return d == DType::Bool ? b_.getInt8Ty() : vtype(d); }
+  // Memory (buffer element) type. BFloat16 is moved as i16 and converted with
+  // integer ops (no bf16 instructions on this target).
+  llvm::Type* mtype(DType d) {
+    switch (d) {
+      case DType::Bool: return b_.getInt8Ty();
+      case DType::Float16: return b_.getHalfTy();
+      case DType::BFloat16: return b_.getInt16Ty();
+      case DType::Int8:
+      case DType::UInt8: return b_.getInt8Ty();
+      case DType::Int16: return b_.getInt16Ty();
+      default: return vtype(d);
+    }
+  }
+  // A loaded element (mtype) as its register value (vtype), and back.
+  Value* widen(Value* v, DType d);
+  Value* narrow(Value* v, DType d);
+  // Rounds (f16, bf16) or wraps (i8, u8, i16) a register value to its dtype; identity otherwise.
+  Value* normalize(Value* v, DType d);
   Value* i64(int64_t v) { return b_.getInt64(static_cast<uint64_t>(v)); }
   // Extent of domain axis `a`: a literal, or the scalar slot of a shape-generic kernel.
   Value* extent(size_t a) const { return extents_[a]; }
@@ -225,7 +251,65 @@ void Codegen::end_loop_at(Loop& l, Value* next) {
   b_.SetInsertPoint(l.exit);
 }
 
+Value* Codegen::widen(Value* v, DType d) {
+  switch (d) {
+    case DType::Bool: return b_.CreateICmpNE(v, llvm::ConstantInt::get(v->getType(), 0));
+    case DType::Float16: return b_.CreateFPExt(v, b_.getFloatTy());
+    case DType::BFloat16:
+      return b_.CreateBitCast(b_.CreateShl(b_.CreateZExt(v, b_.getInt32Ty()), 16), b_.getFloatTy());
+    case DType::Int8:
+    case DType::Int16: return b_.CreateSExt(v, b_.getInt32Ty());
+    case DType::UInt8: return b_.CreateZExt(v, b_.getInt32Ty());
+    default: return v;
+  }
+}
+
+Value* Codegen::narrow(Value* v, DType d) {
+  switch (d) {
+    case DType::Bool: return b_.CreateZExt(v, b_.getInt8Ty());
+    case DType::Float16: return b_.CreateFPTrunc(v, b_.getHalfTy());
+    case DType::BFloat16:  // already rounded (normalize): the top half is exact
+      return b_.CreateTrunc(b_.CreateLShr(b_.CreateBitCast(v, b_.getInt32Ty()), 16), b_.getInt16Ty());
+    case DType::Int8:
+    case DType::UInt8:
+    case DType::Int16: return b_.CreateTrunc(v, mtype(d));
+    default: return v;
+  }
+}
+
+Value* Codegen::normalize(Value* v, DType d) {
+  switch (d) {
+    case DType::Float16:  // F16C's vcvtps2ph rounds to nearest even, keeps NaN/inf, makes subnormals
+      return b_.CreateFPExt(b_.CreateFPTrunc(v, b_.getHalfTy()), b_.getFloatTy());
+    case DType::BFloat16: {
+      // Round to nearest even on the bits (ir/lowp.h's float_to_bfloat16_bits): add 0x7FFF plus
+      // the kept lsb, clear the low half; NaN becomes 0x7FC0 as torch's.
+      llvm::Type* i32 = v->getType()->getWithNewType(b_.getInt32Ty());
+      Value* u = b_.CreateBitCast(v, i32);
+      Value* lsb = b_.CreateAnd(b_.CreateLShr(u, 16), llvm::ConstantInt::get(i32, 1));
+      Value* r = b_.CreateAnd(b_.CreateAdd(b_.CreateAdd(u, llvm::ConstantInt::get(i32, 0x7FFF)), lsb),
+                              llvm::ConstantInt::get(i32, 0xFFFF0000u));
+      Value* nan = b_.CreateFCmpUNO(v, v);
+      r = b_.CreateSelect(nan, llvm::ConstantInt::get(i32, 0x7FC00000u), r);
+      return b_.CreateBitCast(r, v->getType());
+    }
+    case DType::Int8:
+    case DType::Int16: return b_.CreateSExt(b_.CreateTrunc(v, v->getType()->getWithNewType(mtype(d))), v->getType());
+    case DType::UInt8: return b_.CreateZExt(b_.CreateTrunc(v, v->getType()->getWithNewType(mtype(d))), v->getType());
+    default: return v;
+  }
+}
+
 Value* Codegen::cast(Value* v, DType from, DType to) {
+  if (from == to) return v;
+  if (is_low_precision_float(to) || is_narrow_int(to)) {
+    // Into the register type first (f64 -> float: through float as torch,
+    // never a direct double -> half libcall), then round or wrap.
+    DType wide = is_narrow_int(to) ? DType::Int32 : DType::Float32;
+    return normalize(cast(v, from, wide), to);
+  }
+  if (from == DType::Float16 || from == DType::BFloat16) from = DType::Float32;  // same registers
+  if (is_narrow_int(from)) from = DType::Int32;  // sign- or zero-extended: exact in i32
   if (from == to) return v;
   llvm::Type* t = vtype(to);
   if (to == DType::Bool) {
@@ -333,6 +417,7 @@ std::vector<Codegen::Stash> Codegen::plan_stashes() const {
     const KernelBuffer& buf = k_.buffers[s.imm];
     if (stores[s.imm] != 1 || loads[s.imm] != 0 || buf.numel != shape_numel(k_.domain)) continue;
     if (!is_floating(buf.dtype) || buf.dtype != s.dtype) continue;
+    if (is_low_precision_float(buf.dtype)) continue;  // registers are float, the buffer narrower
     if (k_.inner_size() * static_cast<int64_t>(dtype_size(buf.dtype)) > kMaxRowBytes) continue;
     if (!is_row_major_offset(s.inputs[0])) continue;
     std::vector<char> need(n, 0);
@@ -363,6 +448,9 @@ DType Codegen::acc_type(const KOp& o) const {
   const KOp& in = k_.ops[o.inputs[0]];
   if ((o.op == Op::ReduceSum || o.op == Op::ReduceProd || o.code == KOpCode::Scan) && o.dtype == DType::Float32)
     return DType::Float64;
+  // Float16/BFloat16 sums accumulate in float32, as torch's CPU kernels.
+  if ((o.op == Op::ReduceSum || o.op == Op::ReduceProd || o.code == KOpCode::Scan) && is_low_precision_float(o.dtype))
+    return DType::Float32;
   if (o.op == Op::ArgMax || o.op == Op::ArgMin) return in.dtype;
   return o.dtype;
 }
@@ -555,36 +643,38 @@ Value* Codegen::gen(int32_t id) {
   switch (o.code) {
     case KOpCode::Coord: return coords_[o.imm];
     case KOpCode::Const:
-      if (is_floating(o.dtype)) return llvm::ConstantFP::get(vtype(o.dtype), o.fimm);
-      return llvm::ConstantInt::get(vtype(o.dtype), static_cast<uint64_t>(o.imm), true);
+      if (is_floating(o.dtype)) return normalize(llvm::ConstantFP::get(vtype(o.dtype), o.fimm), o.dtype);
+      return normalize(llvm::ConstantInt::get(vtype(o.dtype), static_cast<uint64_t>(o.imm), true), o.dtype);
     case KOpCode::Param: {
       Value* slot = b_.CreateConstGEP1_64(b_.getInt64Ty(), scalars_, o.imm);
-      if (is_floating(o.dtype)) return b_.CreateFPCast(b_.CreateLoad(b_.getDoubleTy(), slot), vtype(o.dtype));
+      if (is_floating(o.dtype))
+        return normalize(b_.CreateFPCast(b_.CreateLoad(b_.getDoubleTy(), slot), vtype(o.dtype)), o.dtype);
       Value* v = b_.CreateLoad(b_.getInt64Ty(), slot);
-      return o.dtype == DType::Bool ? b_.CreateICmpNE(v, i64(0)) : b_.CreateTrunc(v, vtype(o.dtype));
+      return o.dtype == DType::Bool ? b_.CreateICmpNE(v, i64(0)) : normalize(b_.CreateTrunc(v, vtype(o.dtype)), o.dtype);
     }
     case KOpCode::Load: {
       Value* p = b_.CreateGEP(mtype(o.dtype), bufs_[o.imm], in(0));
-      Value* v = b_.CreateLoad(mtype(o.dtype), p);
-      return o.dtype == DType::Bool ? b_.CreateICmpNE(v, b_.getInt8(0)) : v;
+      return widen(b_.CreateLoad(mtype(o.dtype), p), o.dtype);
     }
     case KOpCode::Store:
     case KOpCode::AccumStore: {
       Value* p = b_.CreateGEP(mtype(o.dtype), bufs_[o.imm], in(0));
       Value* v = in(1);
       if (o.code == KOpCode::AccumStore) {
-        Value* old = b_.CreateLoad(mtype(o.dtype), p);
-        if (o.dtype == DType::Bool) v = b_.CreateOr(b_.CreateICmpNE(old, b_.getInt8(0)), v);
-        else v = is_floating(o.dtype) ? b_.CreateFAdd(old, v) : b_.CreateAdd(old, v);
+        Value* old = widen(b_.CreateLoad(mtype(o.dtype), p), o.dtype);
+        if (o.dtype == DType::Bool) v = b_.CreateOr(old, v);
+        else v = normalize(is_floating(o.dtype) ? b_.CreateFAdd(old, v) : b_.CreateAdd(old, v), o.dtype);
       }
-      if (o.dtype == DType::Bool) v = b_.CreateZExt(v, b_.getInt8Ty());
-      b_.CreateStore(v, p);
+      b_.CreateStore(narrow(v, o.dtype), p);
       return nullptr;
     }
     case KOpCode::IndexDiv: return b_.CreateUDiv(in(0), o.num_inputs == 2 ? in(1) : i64(o.imm));
     case KOpCode::IndexMod: return b_.CreateURem(in(0), o.num_inputs == 2 ? in(1) : i64(o.imm));
-    case KOpCode::Compute: return gen_compute(o);
-    case KOpCode::Random: return gen_random(in(0), in(1), o.imm, o.dtype);
+    case KOpCode::Compute: {
+      Value* v = gen_compute(o);
+      return o.op == Op::Cast ? v : normalize(v, o.dtype);  // a cast normalizes itself
+    }
+    case KOpCode::Random: return normalize(gen_random(in(0), in(1), o.imm, o.dtype), o.dtype);
     case KOpCode::CheckIndex: return gen_check_index(o, in(0));
     case KOpCode::Reduce:
     case KOpCode::Scan: fail(ErrorKind::Runtime, "cpu codegen: ", kop_name(o.code), " emitted out of its loop");

@@ -360,7 +360,8 @@ std::vector<std::string> kernel_math_functions(const Kernel& kernel) {
   std::vector<std::string> names;
   if (kernel.kind == KernelKind::MatMul) return names;
   for (const KOp& o : kernel.ops) {
-    if (o.code != KOpCode::Compute || (o.dtype != DType::Float32 && o.dtype != DType::Float64)) continue;
+    // Float16 and BFloat16 compute in float32 (codegen.cpp), so they call the float32 functions.
+    if (o.code != KOpCode::Compute || !is_floating(o.dtype)) continue;
     // Sigmoid is 1 / (1 + exp(-x)) over the exp math function (codegen.cpp).
     std::string name = math_function_name(o.op == Op::Sigmoid ? Op::Exp : o.op, o.dtype == DType::Float64);
     if (!name.empty() && std::find(names.begin(), names.end(), name) == names.end()) names.push_back(name);

@@ -660,6 +660,9 @@ int64_t balanced_block(int64_t extent, int64_t block, int64_t R) {
 void generate_matmul_kernel(const Kernel& k, llvm::Module& m, const std::string& symbol) {
   DType dt = k.buffers[k.mm_acc].dtype;
   if (dt == DType::Bool) fail(ErrorKind::NotImplemented, "cpu matmul: bool");
+  // ops::matmul widens these (ir/builder_nn.cpp); a MatMul node of them from elsewhere is refused.
+  if (is_low_precision_float(dt) || is_narrow_int(dt))
+    fail(ErrorKind::NotImplemented, "cpu matmul: no kernel for ", dtype_name(dt), " operands (matmul widens them to f32/i64 first)");
   Blocking bl = blocking_for(dt);
   Dims d = dims_of(k, bl);
   if (!packs_directly(k, true)) generate_kernel(pack_kernel(k, true, bl, d), m, symbol + ".pack_a");

@@ -39,6 +39,13 @@ inline BufferPtr buffer_of(DType dtype, const std::vector<double>& values) {
       case DType::Float64:
         b->as<double>()[i] = v;
         break;
+      case DType::Float16:  // rounded / wrapped as the Cast primitive does
+      case DType::BFloat16:
+      case DType::Int8:
+      case DType::UInt8:
+      case DType::Int16:
+        convert_elements_reference(&v, DType::Float64, 1, static_cast<char*>(b->data()) + i * dtype_size(dtype), dtype);
+        break;
     }
   }
   return b;
@@ -95,6 +102,14 @@ inline std::vector<double> values(const BufferPtr& b) {
         break;
       case DType::Float64:
         out[i] = b->as<double>()[i];
+        break;
+      case DType::Float16:
+      case DType::BFloat16:
+      case DType::Int8:
+      case DType::UInt8:
+      case DType::Int16:
+        convert_elements_reference(static_cast<const char*>(b->data()) + i * dtype_size(b->dtype()), b->dtype(), 1,
+                                   &out[i], DType::Float64);
         break;
     }
   }

@@ -6,6 +6,8 @@
 
 #include <boost/test/unit_test.hpp>
 
+#include "ir/evaluator.h"
+
 #include <algorithm>
 #include <cmath>
 #include <climits>
@@ -96,6 +98,13 @@ inline double round_to(double v, DType dt) {
     case DType::Int64: return static_cast<double>(static_cast<int64_t>(v));
     case DType::Float32: return static_cast<double>(static_cast<float>(v));
     case DType::Float64: return v;
+    default: {  // the narrow dtypes: as the Cast primitive rounds or wraps
+      std::vector<char> tmp(dtype_size(dt));
+      double out;
+      convert_elements_reference(&v, DType::Float64, 1, tmp.data(), dt);
+      convert_elements_reference(tmp.data(), dt, 1, &out, DType::Float64);
+      return out;
+    }
   }
   return v;
 }
@@ -218,6 +227,11 @@ inline Tensor make(const Host& h, DType dt) {
       return Tensor::from_vector<float>(b, h.shape);
     }
     case DType::Float64: return Tensor::from_vector<double>(h.v, h.shape);
+    default: {
+      std::vector<char> b(h.v.size() * dtype_size(dt));
+      convert_elements_reference(h.v.data(), DType::Float64, static_cast<int64_t>(h.v.size()), b.data(), dt);
+      return Tensor::from_data(b.data(), dt, h.shape);
+    }
   }
   return Tensor();
 }

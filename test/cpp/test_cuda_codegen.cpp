@@ -135,6 +135,15 @@ double compile_every_kernel(const std::vector<Kernel>& kernels, const std::strin
   return ms;
 }
 
+bool holds_narrow_dtype(const Kernel& k) {
+  auto narrow = [](DType d) { return is_low_precision_float(d) || is_narrow_int(d); };
+  for (const KernelBuffer& b : k.buffers)
+    if (narrow(b.dtype)) return true;
+  for (const KOp& o : k.ops)
+    if (narrow(o.dtype)) return true;
+  return false;
+}
+
 /// Every distinct kernel the fuzzer's fixed-seed programs (test_fuzz's seeds)
 /// and its saved failures (test/data/fuzz) schedule under each fuzz policy.
 std::vector<Kernel> fuzz_kernels(int64_t* programs) {
@@ -148,6 +157,7 @@ std::vector<Kernel> fuzz_kernels(int64_t* programs) {
         continue;  // a program every backend rejects (e.g. amax over zero elements), as test_fuzz checks
       }
       for (Kernel& k : plan.kernels) {
+        if (holds_narrow_dtype(k)) continue;  // refused by CUDA codegen (narrow_dtypes_are_refused_clearly)
         k.name = name + "_" + policy + "/" + k.name;
         unique.emplace(hash_hex(k.hash()), std::move(k));
       }
@@ -189,6 +199,21 @@ BOOST_AUTO_TEST_CASE(nvrtc_failure_raises_with_the_source_written_to_a_file) {
     BOOST_REQUIRE(at != std::string::npos);
     std::string path = m.substr(at + 18, m.find('\n', at) - at - 18);
     BOOST_CHECK_MESSAGE(std::filesystem::exists(path), path);
+  }
+}
+
+BOOST_AUTO_TEST_CASE(narrow_dtypes_are_refused_clearly) {
+  // float16, bfloat16, int8, uint8 and int16 have no CUDA lowering yet (docs/dtypes.md).
+  for (DType d : {DType::Float16, DType::BFloat16, DType::Int8, DType::UInt8, DType::Int16}) {
+    NodePtr x = corpus_input(d, {64});
+    Kernel k = only_kernel({ops::add(x, x)});
+    try {
+      cuda::generate_cuda_kernel(k);
+      BOOST_ERROR("cuda codegen accepted " << dtype_name(d));
+    } catch (const Error& e) {
+      std::string m = e.what();
+      BOOST_CHECK_MESSAGE(contains(m, std::string(dtype_name(d))) && contains(m, "not supported on CUDA"), m);
+    }
   }
 }
 

@@ -184,3 +184,28 @@ BOOST_AUTO_TEST_CASE(a_sum_of_cancelling_terms_gets_its_rounding_bound) {
   BOOST_TEST(!fuzz::compare(scatter, small, "default").has_value());
   BOOST_TEST(fuzz::compare(scatter, big, "default").has_value());
 }
+
+BOOST_AUTO_TEST_CASE(generated_programs_compute_in_every_narrow_dtype) {
+  // The fixed seeds must exercise float16, bfloat16, int8, uint8 and int16 beyond their inputs:
+  // elementwise ops and reductions whose result has the narrow dtype.
+  const DType narrow[] = {DType::Float16, DType::BFloat16, DType::Int8, DType::UInt8, DType::Int16};
+  int elementwise[5] = {0}, reductions[5] = {0};
+  for (uint64_t seed = 1; seed <= 400; ++seed) {
+    Trace t = capture_trace(fuzz::generate(seed).roots).trace;
+    for (const TraceNode& n : t.nodes) {
+      for (int k = 0; k < 5; ++k) {
+        if (n.dtype != narrow[k]) continue;
+        OpKind kind = op_info(n.op).kind;
+        elementwise[k] += kind == OpKind::Unary || kind == OpKind::Binary || kind == OpKind::Ternary;
+        reductions[k] += kind == OpKind::Reduce;
+      }
+    }
+  }
+  for (int k = 0; k < 5; ++k) {
+    BOOST_TEST_CONTEXT(dtype_name(narrow[k])) {
+      BOOST_TEST_MESSAGE(dtype_name(narrow[k]) << ": " << elementwise[k] << " elementwise, " << reductions[k] << " reductions");
+      BOOST_CHECK_GT(elementwise[k], 20);
+      BOOST_CHECK_GT(reductions[k], 0);  // integer sums are i64: only max/min keep a narrow int
+    }
+  }
+}

@@ -18,6 +18,7 @@
 #include "autograd/autograd.h"
 #include "ir/builder.h"
 #include "ir/error.h"
+#include "ir/evaluator.h"
 #include "tools/fuzz/fuzz.h"
 
 namespace lt::fuzz {
@@ -71,7 +72,8 @@ class Generator {
 
   DType random_dtype() {
     static const std::vector<DType> d = {DType::Float32, DType::Float32, DType::Float32, DType::Float64,
-                                         DType::Int32,   DType::Int64,   DType::Bool};
+                                         DType::Int32,   DType::Int64,   DType::Bool,    DType::Float16,
+                                         DType::BFloat16, DType::Int8,   DType::UInt8,   DType::Int16};
     return choose(d);
   }
 
@@ -89,15 +91,14 @@ class Generator {
     BufferPtr b = make_buffer(dtype, n);
     std::uniform_real_distribution<double> real(-3.0, 3.0);
     std::uniform_int_distribution<int64_t> integer(-6, 6);
+    std::vector<double> values(n);
     for (int64_t i = 0; i < n; ++i) {
-      switch (dtype) {
-        case DType::Bool: b->as<uint8_t>()[i] = std::bernoulli_distribution(0.5)(rng); break;
-        case DType::Int32: b->as<int32_t>()[i] = static_cast<int32_t>(integer(rng)); break;
-        case DType::Int64: b->as<int64_t>()[i] = integer(rng); break;
-        case DType::Float32: b->as<float>()[i] = static_cast<float>(real(rng)); break;
-        case DType::Float64: b->as<double>()[i] = real(rng); break;
-      }
+      if (dtype == DType::Bool) values[i] = std::bernoulli_distribution(0.5)(rng);
+      else if (is_integral(dtype)) values[i] = static_cast<double>(integer(rng));
+      else values[i] = real(rng);
     }
+    // Rounded (floats) or wrapped (u8: -6..-1 become 250..255) as a cast would.
+    convert_elements_reference(values.data(), DType::Float64, n, b->data(), dtype);
     return b;
   }
 

@@ -9,6 +9,7 @@ import math as _math
 from . import _C
 from ._C import Tensor, dtype  # noqa: F401
 from ._C import bool, float32, float64, int32, int64, float, double, int, long  # noqa: F401,A004
+from ._C import float16, half, bfloat16, int8, uint8, int16, short  # noqa: F401
 from ._C import (zeros, ones, empty, full, arange, linspace, eye, from_numpy,  # noqa: F401
                  is_grad_enabled, initial_seed, promote_types, sync)
 from ._size import Size  # noqa: F401

@@ -11,7 +11,12 @@ from ._function_args import _check, _default_float, _dt_name, _is_int, _zeros
 from ._out import _write_out
 from ._random import _numpy_rng, _rng
 
-_np_for = {"bool": np.bool_, "int32": np.int32, "int64": np.int64, "float32": np.float32, "float64": np.float64}
+_np_for = {"bool": np.bool_, "int32": np.int32, "int64": np.int64, "float32": np.float32, "float64": np.float64,
+           "float16": np.float16, "int8": np.int8, "uint8": np.uint8, "int16": np.int16}
+_NARROW = ("float16", "bfloat16", "int8", "uint8", "int16")
+# The Python numbers torch.tensor accepts for a narrow integer dtype (c10::overflows: an unsigned
+# type also takes negative integers that fit its width, -1 -> 255, but no negative float).
+_INT_RANGE = {"int8": (-128, 127), "uint8": (-255, 255), "int16": (-32768, 32767)}
 
 
 def _finish(t, requires_grad):
@@ -62,7 +67,7 @@ def tensor(data, dtype=None, device=None, requires_grad=False, pin_memory=False)
         arr = data
         if dtype is None and _C._dtype_for_numpy(arr.dtype) is None:
             raise TypeError("can't convert np.ndarray of type %s. The only supported types are: float64, float32, "
-                            "int64, int32, and bool." % arr.dtype)
+                            "float16, int64, int32, int16, int8, uint8, and bool." % arr.dtype)
         inferred = _C._dtype_for_numpy(arr.dtype)
     elif isinstance(data, np.generic):
         arr = np.asarray(data)
@@ -75,7 +80,20 @@ def tensor(data, dtype=None, device=None, requires_grad=False, pin_memory=False)
         if arr.dtype == object:
             raise ValueError("expected sequence of equal-length lists (ragged nested sequence)")
     want = _C._to_dtype(dtype) if dtype is not None else inferred
-    arr = np.require(arr, dtype=_np_for[_C._numpy_name(want)], requirements="C")
+    name = _C._numpy_name(want)
+    if name in _INT_RANGE and not isinstance(data, (np.ndarray, np.generic)) and arr.size:
+        lo, hi = _INT_RANGE[name]  # torch checks Python numbers (not arrays) for overflow
+        if arr.dtype.kind == "f":
+            lo = max(lo, 0) if name == "uint8" else lo  # a float into uint8 must be >= 0
+        if arr.dtype.kind in "iuf" and (arr.min() < lo or arr.max() > hi):
+            raise RuntimeError("value cannot be converted to type {} without overflow".format(name))
+    if name in _NARROW and (name not in _np_for or np.dtype(_np_for[name]) != arr.dtype):
+        # Through lazytensor's cast (torch's rounding and wrapping; numpy rounds
+        # float64 -> float16 once where torch goes through float32, and has no bfloat16).
+        wide = np.float64 if arr.dtype.kind in "fc" else np.int64
+        src = _C.from_numpy(np.require(arr, dtype=wide, requirements="C"))
+        return _finish(src.to(want).detach(), requires_grad)
+    arr = np.require(arr, dtype=_np_for[name], requirements="C")
     return _finish(_C.from_numpy(arr), requires_grad)
 
 

@@ -16,7 +16,7 @@ def set_default_dtype(d):
 
 
 class finfo:
-    """Machine limits of a floating dtype (float32, float64), as torch.finfo."""
+    """Machine limits of a floating dtype (float16, bfloat16, float32, float64), as torch.finfo."""
 
     def __init__(self, type=None):
         d = _C.float32 if type is None else type
@@ -24,14 +24,18 @@ class finfo:
             raise TypeError("torch.finfo() requires a floating point input type. Use torch.iinfo to handle "
                             "'torch.finfo'")
         name = repr(d).replace("torch.", "")
-        info = np.finfo(getattr(np, name))
-        self.bits = builtins.int(info.bits)
-        self.eps = builtins.float(info.eps)
-        self.max = builtins.float(info.max)
-        self.min = builtins.float(info.min)
-        self.tiny = builtins.float(info.tiny)
+        if name == "bfloat16":  # no numpy type: float32's exponent with 8 significant bits
+            self.bits, self.eps, self.max = 16, 2.0 ** -7, float.fromhex("0x1.fep127")
+            self.min, self.tiny, self.resolution = -self.max, 2.0 ** -126, 0.01
+        else:
+            info = np.finfo(getattr(np, name))
+            self.bits = builtins.int(info.bits)
+            self.eps = builtins.float(info.eps)
+            self.max = builtins.float(info.max)
+            self.min = builtins.float(info.min)
+            self.tiny = builtins.float(info.tiny)
+            self.resolution = 10.0 ** -builtins.int(info.precision)
         self.smallest_normal = self.tiny
-        self.resolution = 10.0 ** -builtins.int(info.precision)
         self.dtype = name
 
     def __eq__(self, other):
@@ -46,7 +50,7 @@ class finfo:
 
 
 class iinfo:
-    """Machine limits of an integer dtype (int32, int64), as torch.iinfo."""
+    """Machine limits of an integer dtype (uint8, int8, int16, int32, int64), as torch.iinfo."""
 
     def __init__(self, type):
         if not isinstance(type, _C.dtype):

@@ -8,7 +8,8 @@ from ._C import Tensor
 from ._dtype import get_default_dtype
 
 
-_SCALAR_NAMES = {"bool": "Bool", "int32": "Int", "int64": "Long", "float32": "Float", "float64": "Double"}
+_SCALAR_NAMES = {"bool": "Bool", "int32": "Int", "int64": "Long", "float32": "Float", "float64": "Double",
+                 "float16": "Half", "bfloat16": "BFloat16", "int8": "Char", "uint8": "Byte", "int16": "Short"}
 
 
 def _dt_name(dt):

@@ -305,7 +305,8 @@ def _view(self, *shape, **kwargs):
     return _view_engine(self, *shape, **kwargs)
 
 
-_NP_DTYPES = {"bool": np.bool_, "int32": np.int32, "int64": np.int64, "float32": np.float32, "float64": np.float64}
+_NP_DTYPES = {"bool": np.bool_, "int32": np.int32, "int64": np.int64, "float32": np.float32, "float64": np.float64,
+              "float16": np.float16, "bfloat16": np.uint16, "int8": np.int8, "uint8": np.uint8, "int16": np.int16}
 
 
 def _view_dtype(self, dtype):
@@ -330,13 +331,18 @@ def _view_dtype(self, dtype):
                 if self.stride(k) % (b // a) != 0:
                     raise RuntimeError("view(dtype): self.stride({}) must be divisible by {} {}, but got {}".format(
                         k, b // a, what, self.stride(k)))
-    arr = np.array(_C._to_numpy(self.detach()), order="C")
+    if self.dtype == _C.bfloat16:  # no numpy type: its bits
+        arr = np.array(_C._bits_to_numpy(self.detach()), order="C")
+    else:
+        arr = np.array(_C._to_numpy(self.detach()), order="C")
     shape = list(self.shape)
     if a != b:
         shape[-1] = shape[-1] * a // b
     out = arr.reshape(-1).view(np.uint8 if dst is np.bool_ else dst).reshape(shape)
     if dst is np.bool_:
         out = out != 0  # PyTorch reads any nonzero byte as True
+    if dtype == _C.bfloat16:
+        return _C._bits_from_numpy(np.array(out, order="C"), _C.bfloat16)
     return _C.from_numpy(np.array(out, order="C"))
 
 

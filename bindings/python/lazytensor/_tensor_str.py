@@ -100,8 +100,9 @@ def _str_rec(arr, indent, fmt, summarize):
 
 
 def _repr(self, prefix="tensor("):
-    arr = _C._to_numpy(self)
     dt = self.dtype
+    # float16 and bfloat16 print through float32 (exact; bfloat16 has no numpy type), as torch's formatter.
+    arr = _C._to_numpy(self.float() if dt in (_C.float16, _C.bfloat16) else self)
     floating = dt.is_floating_point
     indent = len(prefix)
     suffixes = []

@@ -38,10 +38,14 @@ _STORAGE_DTYPES = {
     "IntStorage": np.int32,
     "LongStorage": np.int64,
     "BoolStorage": np.bool_,
+    "HalfStorage": np.float16,
+    "BFloat16Storage": np.uint16,  # raw bits: numpy has no bfloat16 (torch 1.13 has no uint16 storage)
+    "ByteStorage": np.uint8,
+    "CharStorage": np.int8,
+    "ShortStorage": np.int16,
 }
 _UNSUPPORTED_STORAGES = {
-    "HalfStorage": "float16", "BFloat16Storage": "bfloat16", "ByteStorage": "uint8",
-    "CharStorage": "int8", "ShortStorage": "int16", "ComplexFloatStorage": "complex64",
+    "ComplexFloatStorage": "complex64",
     "ComplexDoubleStorage": "complex128", "QInt8Storage": "qint8", "QUInt8Storage": "quint8",
     "QInt32Storage": "qint32",
 }
@@ -96,8 +100,11 @@ class _Pickler(pickle._Pickler):
     def _tensor_reduce(self, t):
         entry = self.storages.get(id(t))
         if entry is None:
-            arr = np.array(_C._to_numpy(t.detach()), order="C", copy=False)
-            name = _NP_TO_STORAGE.get(arr.dtype)
+            if t.dtype == _C.bfloat16:
+                arr, name = _C._bits_to_numpy(t.detach()), "BFloat16Storage"
+            else:
+                arr = np.array(_C._to_numpy(t.detach()), order="C", copy=False)
+                name = _NP_TO_STORAGE.get(arr.dtype)
             if name is None:
                 raise TypeError("lazytensor.save: no torch storage type for dtype {}".format(arr.dtype))
             entry = (t, _StorageRef(str(len(self.storages)), name, int(arr.size)), arr)
@@ -175,7 +182,7 @@ def _rebuild_tensor_v2(storage, storage_offset, size, stride, requires_grad=Fals
         view = np.lib.stride_tricks.as_strided(arr[storage_offset:], shape=size,
                                                strides=tuple(s * arr.itemsize for s in stride))
         out = np.array(view, order="C", copy=True)
-    t = _C.from_numpy(out)
+    t = _C._bits_from_numpy(out, _C.bfloat16) if getattr(storage, "bfloat16", False) else _C.from_numpy(out)
     if requires_grad:
         t.requires_grad_(True)
     memo[key] = t
@@ -213,7 +220,8 @@ class _Unpickler(pickle.Unpickler):
                 return _StorageType(name)
             if name in _UNSUPPORTED_STORAGES:
                 raise TypeError("lazytensor.load: the checkpoint holds a {} tensor ({}); lazytensor has "
-                                "float32, float64, int32, int64 and bool".format(_UNSUPPORTED_STORAGES[name], name))
+                                "bool, uint8, int8, int16, int32, int64, float16, bfloat16, float32 and float64"
+                                .format(_UNSUPPORTED_STORAGES[name], name))
         if module == "torch" and name == "device":
             return device
         if self.weights_only:
@@ -235,6 +243,7 @@ class _Unpickler(pickle.Unpickler):
         arr = np.frombuffer(raw, dtype=np.dtype(_STORAGE_DTYPES[storage_type.name]).newbyteorder("<"))
         arr = arr[:numel].astype(np.dtype(_STORAGE_DTYPES[storage_type.name]))
         storage = _Storage(arr, _map_location(self.map_location, location))
+        storage.bfloat16 = storage_type.name == "BFloat16Storage"
         if callable(self.map_location):
             res = self.map_location(storage, location)
             if isinstance(res, _Storage):
