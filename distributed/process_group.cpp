@@ -129,6 +129,9 @@ ProcessGroup::ProcessGroup(gloo::rendezvous::Store& store, const std::string& pr
         peer_addresses_.emplace_back(a.substr(0, a.find('$')), r);
       }
     }
+    // No rank leaves before every rank has read the store (rank 0 may otherwise close it under the others).
+    gloo::BarrierOptions done(context_);
+    gloo::barrier(done);
   } catch (const gloo::Exception& e) {
     rethrow("init_process_group", e);
   }
