@@ -1,41 +1,23 @@
-"""lazytensor.distributed — importable; no process-group backend yet (Gloo is planned), so is_available() is False
-and every collective raises RuntimeError."""
+"""torch.distributed for lazytensor, on Gloo (docs/distributed.md).
 
-__all__ = ["is_available", "is_initialized", "init_process_group", "get_rank", "get_world_size", "barrier",
-           "all_reduce", "broadcast", "all_gather", "reduce", "destroy_process_group", "ReduceOp"]
+A collective is a sync point for its inputs: the tensor is materialised, its
+host copy goes through Gloo (lazytensor._distributed, distributed/ in C++),
+and the result is bound back into the same tensor as a new leaf, so
+`all_reduce(t)` changes `t` in place as torch's does. With `async_op=True` the
+collective runs on the group's worker thread (in the order calls were made,
+the order every rank must use) and `Work.wait()` binds the result.
 
+is_available() is False in a build without Gloo (libgloo-dev); everything
+here then raises as torch does without a process group.
+"""
+from .distributed_c10d import (  # noqa: F401
+    Backend, GroupMember, ProcessGroup, ReduceOp, Work, all_gather, all_reduce, barrier, broadcast,
+    destroy_process_group, gather, get_backend, get_rank, get_world_size, init_process_group, irecv, is_available,
+    is_gloo_available, is_initialized, is_mpi_available, is_nccl_available, is_torchelastic_launched, isend,
+    new_group, recv, reduce, reduce_scatter, scatter, send)
 
-class ReduceOp:
-    SUM = "sum"
-    PRODUCT = "product"
-    MIN = "min"
-    MAX = "max"
-    AVG = "avg"
-
-
-def is_available():
-    return False
-
-
-def is_initialized():
-    return False
-
-
-def _not_initialized(name):
-    def call(*args, **kwargs):
-        raise RuntimeError(f"torch.distributed.{name}: Default process group has not been initialized, and this "
-                           "build has no distributed backend (lazytensor.distributed.is_available() is False)")
-    call.__name__ = name
-    return call
-
-
-init_process_group = _not_initialized("init_process_group")
-get_rank = _not_initialized("get_rank")
-get_world_size = _not_initialized("get_world_size")
-barrier = _not_initialized("barrier")
-all_reduce = _not_initialized("all_reduce")
-broadcast = _not_initialized("broadcast")
-all_gather = _not_initialized("all_gather")
-reduce = _not_initialized("reduce")
-destroy_process_group = _not_initialized("destroy_process_group")
-new_group = _not_initialized("new_group")
+__all__ = ["Backend", "GroupMember", "ProcessGroup", "ReduceOp", "Work", "all_gather", "all_reduce", "barrier",
+           "broadcast", "destroy_process_group", "gather", "get_backend", "get_rank", "get_world_size",
+           "init_process_group", "irecv", "is_available", "is_gloo_available", "is_initialized", "is_mpi_available",
+           "is_nccl_available", "is_torchelastic_launched", "isend", "new_group", "recv", "reduce",
+           "reduce_scatter", "scatter", "send"]
