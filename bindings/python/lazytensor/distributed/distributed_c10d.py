@@ -255,7 +255,7 @@ def init_process_group(backend="gloo", init_method=None, timeout=_DEFAULT_TIMEOU
     hostname = _local_address_towards(*master) if master else socket.gethostname()
     _world.generation += 1
     name = f"default_pg{_world.generation}"
-    impl = _GlooGroup(store, name + "/", rank, world_size, timeout_s, hostname, iface)
+    impl = _GlooGroup(store, name, rank, world_size, timeout_s, hostname, iface)
     _world.default = ProcessGroup(impl, range(world_size), store, name)
     _world.store, _world.backend, _world.rank, _world.world_size = store, backend, rank, world_size
     _world.timeout, _world.hostname, _world.iface, _world.group_count = timeout_s, hostname, iface, 0
@@ -311,7 +311,7 @@ def new_group(ranks=None, timeout=None, backend=None, pg_options=None):
     if _world.rank not in ranks:
         return GroupMember.NON_GROUP_MEMBER
     t = _world.timeout if timeout is None else _seconds(timeout)
-    impl = _GlooGroup(_world.store, name + "/", ranks.index(_world.rank), len(ranks), t, _world.hostname,
+    impl = _GlooGroup(_world.store, name, ranks.index(_world.rank), len(ranks), t, _world.hostname,
                                  _world.iface)
     return ProcessGroup(impl, ranks, _world.store, name)
 
