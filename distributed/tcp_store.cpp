@@ -9,6 +9,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cerrno>
 #include <cstring>
 #include <map>
@@ -180,7 +181,7 @@ class TcpStoreServer {
 
   int listen_fd_ = -1;
   int port_ = 0;
-  bool stopping_ = false;
+  std::atomic<bool> stopping_{false};
   std::thread acceptor_;
   std::mutex mu_;
   std::vector<std::thread> clients_;
