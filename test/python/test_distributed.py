@@ -109,6 +109,12 @@ def collectives():
         assert g is dist.GroupMember.NON_GROUP_MEMBER and dist.get_rank(g) == -1
     res["group"] = t.numpy()
     dist.barrier()
+    objs = [None] * w
+    dist.all_gather_object(objs, {"rank": r, "text": "x" * (r * 5)})
+    res["objects"] = np.array(objs == [{"rank": q, "text": "x" * (q * 5)} for q in range(w)])
+    lst = [("from", 1), [1, 2, 3]] if r == 1 else [None, None]
+    dist.broadcast_object_list(lst, src=1)
+    res["object_list"] = np.array(lst == [("from", 1), [1, 2, 3]])
     # ranks that disagree on the shape get an error, not a hang
     try:
         dist.all_reduce(torch.zeros(r + 1))
@@ -304,6 +310,7 @@ def test_collectives_match_one_process(tmp_path, nproc):
         np.testing.assert_array_equal(res[r]["view_base"], want_base)
         np.testing.assert_array_equal(res[r]["async"], np.full(1000, total, np.float32))
         np.testing.assert_array_equal(res[r]["group"], [3] if r < 2 else [r + 1])
+        assert bool(res[r]["objects"]) and bool(res[r]["object_list"])
         msg = str(res[r]["mismatch"])
         assert "all_reduce" in msg and "ranks disagree" in msg and "float32[" in msg, msg
     np.testing.assert_array_equal(res[0]["group_size"], [2, 0])

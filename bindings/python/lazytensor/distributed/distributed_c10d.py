@@ -2,6 +2,7 @@
 import datetime
 import ipaddress
 import os
+import pickle
 import socket
 import threading
 import time
@@ -543,3 +544,54 @@ def recv(tensor, src=None, group=None, tag=0):
     if work is not None:
         work.wait()
     return src
+
+
+# ---- picklable objects (sent as int64 words of their pickle) ----
+
+def _to_words(obj):
+    data = pickle.dumps(obj)
+    words = np.zeros((len(data) + 7) // 8, np.int64)
+    words.view(np.uint8)[:len(data)] = np.frombuffer(data, np.uint8)
+    return words, len(data)
+
+
+def _from_words(words, length):
+    return pickle.loads(words.view(np.uint8)[:length].tobytes())
+
+
+def all_gather_object(object_list, obj, group=None):
+    """object_list[r] becomes rank r's obj (pickled, as torch)."""
+    g = _group(group)
+    if not _member(g):
+        return
+    if len(object_list) != g.size():
+        raise ValueError(f"lazytensor.distributed.all_gather_object: object_list has {len(object_list)} entries; "
+                         f"the group has {g.size()} ranks")
+    words, length = _to_words(obj)
+    lengths = np.zeros(g.size(), np.int64)
+    mine = np.array([length], np.int64)
+    g._worker.submit(g._impl.all_gather, mine, lengths).result()
+    padded = np.zeros((int(lengths.max()) + 7) // 8, np.int64)
+    padded[:len(words)] = words
+    out = np.zeros((g.size(), len(padded)), np.int64)
+    g._worker.submit(g._impl.all_gather, padded, out).result()
+    for r in range(g.size()):
+        object_list[r] = _from_words(out[r], int(lengths[r]))
+
+
+def broadcast_object_list(object_list, src=0, group=None, device=None):
+    """Every rank's object_list becomes src's (pickled, as torch)."""
+    g = _group(group)
+    if not _member(g):
+        return
+    root = g._group_rank(src, "broadcast_object_list: src")
+    words, length = _to_words(list(object_list)) if g.rank() == root else (None, 0)
+    size = np.array([length], np.int64)
+    g._worker.submit(g._impl.broadcast, size, root).result()
+    buf = words if g.rank() == root else np.zeros((int(size[0]) + 7) // 8, np.int64)
+    g._worker.submit(g._impl.broadcast, buf, root).result()
+    received = _from_words(buf, int(size[0]))
+    if len(received) != len(object_list):
+        raise ValueError(f"lazytensor.distributed.broadcast_object_list: rank {get_rank()} has a list of "
+                         f"{len(object_list)} entries; src {src} sent {len(received)}")
+    object_list[:] = received
