@@ -91,6 +91,18 @@ PYBIND11_MODULE(_distributed, m) {
            }),
            py::arg("host"), py::arg("port"), py::arg("is_master"), py::arg("timeout"))
       .def_property_readonly("port", &lt::dist::TcpStore::port)
+      .def("register_rank", [](lt::dist::TcpStore& s, int rank) {
+        py::gil_scoped_release nogil;
+        s.register_rank(rank);
+      })
+      .def("exited_ranks", [](lt::dist::TcpStore& s) {
+        std::string r;
+        {
+          py::gil_scoped_release nogil;
+          r = s.exited_ranks();
+        }
+        return r;
+      })
       .def("add", [](lt::dist::TcpStore& s, const std::string& k, int64_t d) {
         py::gil_scoped_release nogil;
         return s.add(k, d);

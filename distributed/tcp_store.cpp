@@ -9,6 +9,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cerrno>
 #include <cstring>
 #include <map>
@@ -19,7 +20,10 @@
 namespace lt::dist {
 namespace {
 
-enum Command : char { kSet = 's', kGet = 'g', kAdd = 'a' };
+enum Command : char { kSet = 's', kGet = 'g', kAdd = 'a', kHello = 'h', kBye = 'b' };
+
+/// The key under which the server lists, space-separated, the ranks whose connection dropped without a goodbye.
+constexpr const char* kExitedKey = "lt_exited_ranks";
 
 [[noreturn]] void fail_errno(const std::string& what) {
   throw std::runtime_error("lazytensor.distributed store: " + what + ": " + std::strerror(errno));
@@ -132,6 +136,7 @@ class TcpStoreServer {
   }
 
   void serve(int fd) {
+    std::string who;  // the rank this connection said it is, until it says goodbye
     for (;;) {
       char cmd = 0;
       std::vector<char> key, value;
@@ -147,6 +152,10 @@ class TcpStoreServer {
           auto it = map_.find(k);
           found = it != map_.end();
           if (found) reply = it->second;
+        } else if (cmd == kHello) {
+          who = k;
+        } else if (cmd == kBye) {
+          who.clear();
         } else if (cmd == kAdd) {
           int64_t delta = 0, now = 0;
           std::memcpy(&delta, value.data(), std::min(value.size(), sizeof delta));
@@ -161,13 +170,18 @@ class TcpStoreServer {
       if (!write_all(fd, &found, 1) || !write_blob(fd, reply.data(), uint32_t(reply.size()))) break;
     }
     std::lock_guard<std::mutex> lock(mu_);
+    if (!who.empty() && !stopping_) {
+      std::vector<char>& exited = map_[kExitedKey];
+      exited.insert(exited.end(), who.begin(), who.end());
+      exited.push_back(' ');
+    }
     ::close(fd);
     std::erase(client_fds_, fd);
   }
 
   int listen_fd_ = -1;
   int port_ = 0;
-  bool stopping_ = false;
+  std::atomic<bool> stopping_{false};
   std::thread acceptor_;
   std::mutex mu_;
   std::vector<std::thread> clients_;
@@ -218,7 +232,13 @@ TcpStore::TcpStore(const std::string& host, int port, bool host_server, std::chr
 }
 
 TcpStore::~TcpStore() {
-  if (fd_ >= 0) ::close(fd_);
+  if (fd_ >= 0) {
+    try {
+      request(kBye, "", {});
+    } catch (const std::exception&) {
+    }
+    ::close(fd_);
+  }
   server_.reset();
 }
 
@@ -266,6 +286,14 @@ void TcpStore::wait(const std::vector<std::string>& keys, const std::chrono::mil
       pause = std::min(pause * 2, std::chrono::microseconds(20000));
     }
   }
+}
+
+void TcpStore::register_rank(int rank) { request(kHello, std::to_string(rank), {}); }
+
+std::string TcpStore::exited_ranks() {
+  std::vector<char> v;
+  if (!try_get(kExitedKey, &v)) return "";
+  return std::string(v.begin(), v.end());
 }
 
 int64_t TcpStore::add(const std::string& key, int64_t delta) {

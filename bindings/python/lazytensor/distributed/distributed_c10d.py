@@ -2,8 +2,10 @@
 import datetime
 import ipaddress
 import os
+import pickle
 import socket
 import threading
+import time
 import urllib.parse
 from concurrent.futures import Future, ThreadPoolExecutor
 
@@ -12,8 +14,9 @@ import numpy as np
 from .._C import Tensor, from_numpy
 from ..autograd.grad_mode import no_grad
 
-try:
-    from .. import _distributed as _backend
+try:  # the Gloo extension, a leaf like _C
+    from .._distributed import FileStore as _FileStore, ProcessGroup as _GlooGroup, TcpStore as _TcpStore
+    _backend = True
 except ImportError:  # built without Gloo (libgloo-dev)
     _backend = None
 
@@ -213,13 +216,13 @@ def _rendezvous(init_method, rank, world_size, timeout_s, store):
                              f"{missing} expected, but not set")
         rank = _env_int("RANK", rank, "the rank of this process")
         world_size = _env_int("WORLD_SIZE", world_size, "the number of processes")
-        return _backend.TcpStore(addr, int(port), rank == 0, timeout_s), rank, world_size, (addr, int(port))
+        return _TcpStore(addr, int(port), rank == 0, timeout_s), rank, world_size, (addr, int(port))
     if url.scheme == "tcp":
         if rank < 0 or world_size < 0:
             raise ValueError("init_process_group: tcp:// needs rank and world_size arguments")
         if url.hostname is None or url.port is None:
             raise ValueError(f"init_process_group: tcp:// init_method needs host and port, got {init_method!r}")
-        return _backend.TcpStore(url.hostname, url.port, rank == 0, timeout_s), rank, world_size, (url.hostname,
+        return _TcpStore(url.hostname, url.port, rank == 0, timeout_s), rank, world_size, (url.hostname,
                                                                                                   url.port)
     if url.scheme == "file":
         if rank < 0 or world_size < 0:
@@ -228,7 +231,7 @@ def _rendezvous(init_method, rank, world_size, timeout_s, store):
         if not path:
             raise ValueError(f"init_process_group: file:// init_method needs a path, got {init_method!r}")
         # Gloo's file store keeps one file per key in a directory beside the path.
-        return _backend.FileStore(path + ".lt-store"), rank, world_size, None
+        return _FileStore(path + ".lt-store"), rank, world_size, None
     raise ValueError(f"init_process_group: unsupported init_method {init_method!r} (env://, tcp://host:port, "
                      f"file:///path)")
 
@@ -247,11 +250,13 @@ def init_process_group(backend="gloo", init_method=None, timeout=_DEFAULT_TIMEOU
     store, rank, world_size, master = _rendezvous(init_method, rank, world_size, timeout_s, store)
     if not 0 <= rank < world_size:
         raise ValueError(f"init_process_group: rank {rank} is not in [0, world_size={world_size})")
+    if hasattr(store, "register_rank"):
+        store.register_rank(rank)
     iface = os.environ.get("GLOO_SOCKET_IFNAME", "")
     hostname = _local_address_towards(*master) if master else socket.gethostname()
     _world.generation += 1
     name = f"default_pg{_world.generation}"
-    impl = _backend.ProcessGroup(store, name + "/", rank, world_size, timeout_s, hostname, iface)
+    impl = _GlooGroup(store, name, rank, world_size, timeout_s, hostname, iface)
     _world.default = ProcessGroup(impl, range(world_size), store, name)
     _world.store, _world.backend, _world.rank, _world.world_size = store, backend, rank, world_size
     _world.timeout, _world.hostname, _world.iface, _world.group_count = timeout_s, hostname, iface, 0
@@ -307,7 +312,7 @@ def new_group(ranks=None, timeout=None, backend=None, pg_options=None):
     if _world.rank not in ranks:
         return GroupMember.NON_GROUP_MEMBER
     t = _world.timeout if timeout is None else _seconds(timeout)
-    impl = _backend.ProcessGroup(_world.store, name + "/", ranks.index(_world.rank), len(ranks), t, _world.hostname,
+    impl = _GlooGroup(_world.store, name, ranks.index(_world.rank), len(ranks), t, _world.hostname,
                                  _world.iface)
     return ProcessGroup(impl, ranks, _world.store, name)
 
@@ -339,8 +344,39 @@ def _check_same(tensors, like, op, what):
                              f"{like.dtype}{list(like.shape)} like the tensor")
 
 
+def _exited_ranks(group):
+    """Global ranks the store saw die (their connection dropped without a goodbye), or None if it cannot tell."""
+    store = group._store
+    if not hasattr(store, "exited_ranks"):
+        return None
+    deadline = time.monotonic() + 0.5  # the store may see the dead socket a moment after a peer did
+    while True:
+        try:
+            ranks = [int(r) for r in store.exited_ranks().split()]
+        except RuntimeError:
+            return [0]  # the store, hosted by rank 0, is gone with it
+        if ranks or time.monotonic() > deadline:
+            return ranks
+        time.sleep(0.02)
+
+
+def _named_failures(group, job):
+    """Runs job; a Gloo failure is re-raised naming the ranks that exited, when the store knows them."""
+    def run():
+        try:
+            return job()
+        except RuntimeError as e:
+            if "failed" not in str(e) or "exited ranks" in str(e):
+                raise
+            dead = _exited_ranks(group)
+            if not dead:
+                raise
+            raise RuntimeError(f"{e} [exited ranks: {', '.join(map(str, dead))}; peer rank {dead[0]} died]") from None
+    return run
+
+
 def _run(group, job, finish, async_op, p2p=False):
-    future = (group._p2p if p2p else group._worker).submit(job)
+    future = (group._p2p if p2p else group._worker).submit(_named_failures(group, job))
     work = Work(future, finish)
     if async_op:
         return work
@@ -508,3 +544,54 @@ def recv(tensor, src=None, group=None, tag=0):
     if work is not None:
         work.wait()
     return src
+
+
+# ---- picklable objects (sent as int64 words of their pickle) ----
+
+def _to_words(obj):
+    data = pickle.dumps(obj)
+    words = np.zeros((len(data) + 7) // 8, np.int64)
+    words.view(np.uint8)[:len(data)] = np.frombuffer(data, np.uint8)
+    return words, len(data)
+
+
+def _from_words(words, length):
+    return pickle.loads(words.view(np.uint8)[:length].tobytes())
+
+
+def all_gather_object(object_list, obj, group=None):
+    """object_list[r] becomes rank r's obj (pickled, as torch)."""
+    g = _group(group)
+    if not _member(g):
+        return
+    if len(object_list) != g.size():
+        raise ValueError(f"lazytensor.distributed.all_gather_object: object_list has {len(object_list)} entries; "
+                         f"the group has {g.size()} ranks")
+    words, length = _to_words(obj)
+    lengths = np.zeros(g.size(), np.int64)
+    mine = np.array([length], np.int64)
+    g._worker.submit(g._impl.all_gather, mine, lengths).result()
+    padded = np.zeros((int(lengths.max()) + 7) // 8, np.int64)
+    padded[:len(words)] = words
+    out = np.zeros((g.size(), len(padded)), np.int64)
+    g._worker.submit(g._impl.all_gather, padded, out).result()
+    for r in range(g.size()):
+        object_list[r] = _from_words(out[r], int(lengths[r]))
+
+
+def broadcast_object_list(object_list, src=0, group=None, device=None):
+    """Every rank's object_list becomes src's (pickled, as torch)."""
+    g = _group(group)
+    if not _member(g):
+        return
+    root = g._group_rank(src, "broadcast_object_list: src")
+    words, length = _to_words(list(object_list)) if g.rank() == root else (None, 0)
+    size = np.array([length], np.int64)
+    g._worker.submit(g._impl.broadcast, size, root).result()
+    buf = words if g.rank() == root else np.zeros((int(size[0]) + 7) // 8, np.int64)
+    g._worker.submit(g._impl.broadcast, buf, root).result()
+    received = _from_words(buf, int(size[0]))
+    if len(received) != len(object_list):
+        raise ValueError(f"lazytensor.distributed.broadcast_object_list: rank {get_rank()} has a list of "
+                         f"{len(object_list)} entries; src {src} sent {len(received)}")
+    object_list[:] = received
