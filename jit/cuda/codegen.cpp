@@ -30,6 +30,9 @@
 namespace lt::cuda {
 namespace {
 
+// Register type. float16/bfloat16 compute in float and int8/uint8/int16 in
+// int, rounded or wrapped after every primitive (normalize), as the CPU JIT
+// (jit/cpu/codegen.cpp) and the reference evaluator define them.
 const char* ctype(DType d) {
   switch (d) {
     case DType::Bool: return "bool";
@@ -37,15 +40,38 @@ const char* ctype(DType d) {
     case DType::Int64: return "long long";
     case DType::Float32: return "float";
     case DType::Float64: return "double";
-    case DType::Float16:  // refused by generate_cuda_kernel (require_cuda_dtypes)
-    case DType::BFloat16:
+    case DType::Float16:
+    case DType::BFloat16: return "float";
     case DType::Int8:
     case DType::UInt8:
-    case DType::Int16: break;
+    case DType::Int16: return "int";
   }
   return "?";
 }
-const char* mtype(DType d) { return d == DType::Bool ? "unsigned char" : ctype(d); }
+// Buffer element type: float16/bfloat16 move as their 16 bits (the prelude converts).
+const char* mtype(DType d) {
+  switch (d) {
+    case DType::Bool: return "unsigned char";
+    case DType::Float16:
+    case DType::BFloat16: return "unsigned short";
+    case DType::Int8: return "signed char";
+    case DType::UInt8: return "unsigned char";
+    case DType::Int16: return "short";
+    default: return ctype(d);
+  }
+}
+bool narrow(DType d) { return is_low_precision_float(d) || is_narrow_int(d); }
+// `x` (a register value) rounded or wrapped to d.
+std::string normalize(const std::string& x, DType d) {
+  switch (d) {
+    case DType::Float16: return "lt_round_f16(" + x + ")";
+    case DType::BFloat16: return "lt_round_bf16(" + x + ")";
+    case DType::Int8: return "((int)(signed char)(" + x + "))";
+    case DType::UInt8: return "((int)(unsigned char)(" + x + "))";
+    case DType::Int16: return "((int)(short)(" + x + "))";
+    default: return x;
+  }
+}
 
 std::string int_literal(int64_t v) {
   if (v == INT64_MIN) return "(-9223372036854775807LL - 1)";
@@ -108,6 +134,8 @@ DType Codegen::acc_type(const KOp& o) const {
   const KOp& in = k_.ops[o.inputs[0]];
   if ((o.op == Op::ReduceSum || o.op == Op::ReduceProd || o.code == KOpCode::Scan) && o.dtype == DType::Float32)
     return DType::Float64;
+  if ((o.op == Op::ReduceSum || o.op == Op::ReduceProd || o.code == KOpCode::Scan) && is_low_precision_float(o.dtype))
+    return DType::Float32;  // as torch's kernels
   if (o.op == Op::ArgMax || o.op == Op::ArgMin) return in.dtype;
   return o.dtype;
 }
@@ -119,7 +147,10 @@ std::string Codegen::acc_init(const KOp& o, DType t) const {
   if (is_max || is_min) {
     switch (t) {
       case DType::Bool: return is_min ? "true" : "false";
-      case DType::Int32: return is_max ? "(-2147483647 - 1)" : "2147483647";
+      case DType::Int32:
+      case DType::Int8:  // int registers (ctype)
+      case DType::UInt8:
+      case DType::Int16: return is_max ? "(-2147483647 - 1)" : "2147483647";
       case DType::Int64: return is_max ? int_literal(INT64_MIN) : int_literal(INT64_MAX);
       default: return float_literal(is_max ? -INFINITY : INFINITY, t);
     }
@@ -129,6 +160,10 @@ std::string Codegen::acc_init(const KOp& o, DType t) const {
 }
 
 std::string Codegen::cast(const std::string& x, DType from, DType to) {
+  if (from == to) return x;
+  if (narrow(to)) return normalize(cast(x, from, is_narrow_int(to) ? DType::Int32 : DType::Float32), to);
+  if (is_low_precision_float(from)) from = DType::Float32;  // same registers
+  if (is_narrow_int(from)) from = DType::Int32;
   if (from == to) return x;
   if (to == DType::Bool) return "(" + x + " != 0)";
   if (is_floating(from) && !is_floating(to)) {
@@ -144,6 +179,9 @@ std::string Codegen::ensure(int32_t id) {
     fail(ErrorKind::Runtime, "cuda codegen: ", kop_name(o.code), " %", id, " used outside its loop in ", k_.name);
   for (int i = 0; i < o.num_inputs; ++i) ensure(o.inputs[i]);
   std::string e = expr(o);
+  if (narrow(o.dtype) && (o.code == KOpCode::Const || o.code == KOpCode::Param || o.code == KOpCode::Random ||
+                          (o.code == KOpCode::Compute && o.op != Op::Cast)))
+    e = normalize(e, o.dtype);  // a cast normalizes itself
   if (o.code == KOpCode::Store || o.code == KOpCode::AccumStore) {
     line(store_guard_.empty() ? e + ";" : "if (" + store_guard_ + ") " + e + ";");
   } else {
@@ -164,19 +202,29 @@ std::string Codegen::expr(const KOp& o) {
     case KOpCode::Param: {
       std::string s = "s" + std::to_string(o.imm);
       if (o.dtype == DType::Float64) return "__longlong_as_double(" + s + ")";
-      if (o.dtype == DType::Float32) return "(float)__longlong_as_double(" + s + ")";
+      if (o.dtype == DType::Float32 || is_low_precision_float(o.dtype)) return "(float)__longlong_as_double(" + s + ")";
       if (o.dtype == DType::Bool) return "(" + s + " != 0)";
       return std::string("((") + ctype(o.dtype) + ")" + s + ")";
     }
     case KOpCode::Load: {
       std::string e = "b" + std::to_string(o.imm) + "[" + in(0) + "]";
+      if (o.dtype == DType::Float16) return "lt_f16_to_float(" + e + ")";
+      if (o.dtype == DType::BFloat16) return "lt_bf16_to_float(" + e + ")";
+      if (is_narrow_int(o.dtype)) return "((int)" + e + ")";
       return o.dtype == DType::Bool ? "(" + e + " != 0)" : e;
     }
     case KOpCode::Store: {
       std::string val = o.dtype == DType::Bool ? "(unsigned char)" + in(1) : in(1);
+      if (o.dtype == DType::Float16) val = "lt_float_to_f16(" + in(1) + ")";  // exact: the value is rounded
+      if (o.dtype == DType::BFloat16) val = "lt_float_to_bf16(" + in(1) + ")";
+      if (is_narrow_int(o.dtype)) val = std::string("(") + mtype(o.dtype) + ")" + in(1);
       return "b" + std::to_string(o.imm) + "[" + in(0) + "] = " + val;
     }
-    case KOpCode::AccumStore: return "lt_atomic_add(&b" + std::to_string(o.imm) + "[" + in(0) + "], " + in(1) + ")";
+    case KOpCode::AccumStore:
+      if (narrow(o.dtype))  // no 8/16-bit atomics here: scatter_add into these dtypes stays on the CPU
+        fail(ErrorKind::NotImplemented, "cuda codegen: scatter_add into ", dtype_name(o.dtype),
+             " is not supported on CUDA yet (", k_.name, "); compute in float32/int32 and cast");
+      return "lt_atomic_add(&b" + std::to_string(o.imm) + "[" + in(0) + "], " + in(1) + ")";
     case KOpCode::IndexDiv:
     case KOpCode::IndexMod: {
       std::string d = o.num_inputs == 2 ? "(lt_u64)" + in(1) : std::to_string(o.imm) + "ull";
@@ -200,7 +248,7 @@ std::string Codegen::compute(const KOp& o) {
   DType in_t = k_.ops[o.inputs[0]].dtype;
   std::string a = v(o.inputs[0]);
   std::string b = o.num_inputs > 1 ? v(o.inputs[1]) : "";
-  bool fp = is_floating(in_t), is_bool = in_t == DType::Bool, f32 = in_t == DType::Float32;
+  bool fp = is_floating(in_t), is_bool = in_t == DType::Bool, f32 = in_t == DType::Float32 || is_low_precision_float(in_t);
   auto fn = [&](const char* name) { return std::string(name) + (f32 ? "f(" : "(") + a + ")"; };
   const char* T = ctype(in_t);
   switch (o.op) {
@@ -434,6 +482,8 @@ void Codegen::gen_matmul() {
   int64_t batch = k_.domain[0], M = k_.domain[1], N = k_.domain[2], K = k_.domain[3];
   int64_t tm = (M + BM - 1) / BM, tn = (N + BN - 1) / BN;
   DType dt = k_.buffers[k_.mm_acc].dtype;
+  if (narrow(dt))  // ops::matmul widens these operands (ir/builder_nn.cpp)
+    fail(ErrorKind::NotImplemented, "cuda codegen: no matmul kernel for ", dtype_name(dt), " operands (", k_.name, ")");
   std::string T = ctype(dt);
   src_.block = block;
   src_.items = batch * tm * tn;
@@ -531,21 +581,7 @@ KernelSource Codegen::run() {
 
 }  // namespace
 
-// float16, bfloat16, int8, uint8 and int16 are not lowered for CUDA yet
-// (docs/dtypes.md): a kernel that holds one raises instead of miscompiling.
-static void require_cuda_dtypes(const Kernel& kernel) {
-  auto check = [&](DType d, const char* what) {
-    if (is_low_precision_float(d) || is_narrow_int(d)) {
-      fail(ErrorKind::NotImplemented, "cuda codegen: ", what, " of dtype ", dtype_name(d),
-           " is not supported on CUDA yet (supported: bool, i32, i64, f32, f64); compute on the CPU or cast first");
-    }
-  };
-  for (const KernelBuffer& b : kernel.buffers) check(b.dtype, "a buffer");
-  for (const KOp& o : kernel.ops) check(o.dtype, "a value");
-}
-
 KernelSource generate_cuda_kernel(const Kernel& kernel) {
-  require_cuda_dtypes(kernel);
   // Shape-generic kernels are formed by the CPU backend only (scheduler/generic.h).
   if (kernel.symbolic_domain())
     fail(ErrorKind::NotImplemented, "cuda codegen: kernel ", kernel.name, " has a symbolic domain extent");

@@ -62,6 +62,28 @@ struct LtProd { template <class T> __device__ __forceinline__ T operator()(T a, 
 struct LtMax { template <class T> __device__ __forceinline__ T operator()(T a, T b) const { return lt_max(a, b); } };
 struct LtMin { template <class T> __device__ __forceinline__ T operator()(T a, T b) const { return lt_min(a, b); } };
 
+// float16 and bfloat16 as stored bits (ir/lowp.h has the same rules): round to
+// nearest even, overflow to inf, subnormals kept, NaN stays NaN (bfloat16 NaN
+// is 0x7FC0 as torch's). float16 uses the hardware conversion.
+__device__ __forceinline__ float lt_f16_to_float(unsigned short h) {
+  float f;
+  asm("cvt.f32.f16 %0, %1;" : "=f"(f) : "h"(h));
+  return f;
+}
+__device__ __forceinline__ unsigned short lt_float_to_f16(float f) {
+  unsigned short h;
+  asm("cvt.rn.f16.f32 %0, %1;" : "=h"(h) : "f"(f));
+  return h;
+}
+__device__ __forceinline__ float lt_bf16_to_float(unsigned short h) { return __uint_as_float((unsigned)h << 16); }
+__device__ __forceinline__ unsigned short lt_float_to_bf16(float f) {
+  unsigned u = __float_as_uint(f);
+  if ((u & 0x7FFFFFFFu) > 0x7F800000u) return 0x7FC0;
+  return (unsigned short)((u + 0x7FFFu + ((u >> 16) & 1u)) >> 16);
+}
+__device__ __forceinline__ float lt_round_f16(float f) { return lt_f16_to_float(lt_float_to_f16(f)); }
+__device__ __forceinline__ float lt_round_bf16(float f) { return lt_bf16_to_float(lt_float_to_bf16(f)); }
+
 // Truncating division; x / 0 = 0 and INT_MIN / -1 wraps, never a trap.
 template <class T> __device__ __forceinline__ T lt_div(T a, T b) {
   if (b == 0) return 0;
