@@ -253,9 +253,9 @@ def _get_device(self):
 
 
 # Non-leaf tensors that asked for their gradient (retain_grad), by id. The autograd engine fills .grad of
-# leaves only; backward() computes these tensors' gradients with autograd.grad first (the same graph, so the
-# shared nodes hash-cons) and accumulates them into their .grad, as PyTorch's retain_grad hook does. Only
-# backward() fills them (not autograd.grad), and a retained tensor costs one more gradient pass per backward.
+# leaves only; backward() computes these tensors' gradients with one autograd.grad first (each gets its total
+# derivative, also when one retained tensor feeds another) and accumulates them into their .grad, as PyTorch's
+# retain_grad hook does. Only backward() fills them (not autograd.grad), at the cost of one more gradient pass.
 _retained = {}
 
 
@@ -277,20 +277,34 @@ def _retains_grad(self):
 _backward_engine = Tensor.backward  # the C++ backward, before install() wraps it
 
 
+def _accumulate_grads(tensors, grads, create_graph):
+    prev = _C.is_grad_enabled()
+    _C._set_grad_enabled(bool(create_graph))  # with create_graph, .grad stays differentiable
+    try:
+        for t, g in zip(tensors, grads):
+            if g is not None:
+                t.grad = g if t.grad is None else t.grad + g
+    finally:
+        _C._set_grad_enabled(prev)
+
+
 def _backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None):
+    g = None if gradient is None else [gradient if isinstance(gradient, Tensor) else tensor(gradient)]
+    if inputs is not None:
+        # backward(inputs=...): accumulate into exactly these tensors' .grad (leaves or not), as PyTorch.
+        ins = [inputs] if isinstance(inputs, Tensor) else list(inputs)
+        if not ins:
+            raise RuntimeError("backward: 'inputs' argument to backward() cannot be empty.")
+        keep = create_graph if retain_graph is None else retain_graph
+        grads = _C._grad([self], ins, g, bool(keep), True, bool(create_graph))
+        _accumulate_grads(ins, grads, create_graph)
+        return None
     if not _retained:
         return _backward_engine(self, gradient, retain_graph, create_graph, inputs)
     live = [t for t in (r() for r in list(_retained.values())) if t is not None and t.requires_grad]
-    grads = []
-    if live and not create_graph:
-        g = None if gradient is None else [gradient if isinstance(gradient, Tensor) else tensor(gradient)]
-        # One autograd.grad per tensor: given several inputs, the engine stops at each of them, so a retained
-        # tensor upstream of another retained one would get no gradient.
-        grads = [_C._grad([self], [t], g, True, True)[0] for t in live]
+    grads = _C._grad([self], live, g, True, True, bool(create_graph)) if live else []
     _backward_engine(self, gradient, retain_graph, create_graph, inputs)
-    for t, g in zip(live, grads):
-        if g is not None:
-            t.grad = g if t.grad is None else t.grad + g
+    _accumulate_grads(live, grads, create_graph)
 
 
 _view_engine = Tensor.view
