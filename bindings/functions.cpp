@@ -434,6 +434,13 @@ void bind_functions(py::module_& m) {
     return wrap(lt::stack(v, dim));
   });
 
+  // An index whose values are known raises at the call (Python composites that transform the index first).
+  m.def("_check_known_index", [](const std::string& op, py::handle index, int64_t dim, int64_t size, bool wrap,
+                                 bool runtime_error) {
+    lt::ops::check_known_index(op, runtime_error ? lt::ErrorKind::Runtime : lt::ErrorKind::Index,
+                               as_tensor(index).get().node(), dim, size, wrap);
+  });
+
   // grad mode
   m.def("is_grad_enabled", []() { return lt::grad_mode_enabled(); });
   m.def("_set_grad_enabled", [](bool on) { lt::set_grad_mode(on); });

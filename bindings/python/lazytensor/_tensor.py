@@ -613,8 +613,8 @@ _FUNCTION_METHODS = ["ravel", "fliplr", "flipud", "hsplit", "vsplit", "dsplit", 
                      "diag_embed", "argwhere", "select_scatter", "slice_scatter", "cummax", "cummin", "logcumsumexp",
                      "isclose", "scatter_reduce", "repeat_interleave", "diag", "diagflat", "aminmax", "corrcoef",
                      "dist", "addr", "broadcast_to", "split_with_sizes", "unsafe_split", "unsafe_chunk",
-                     "unsafe_split_with_sizes", "quantile", "nanquantile"]
-_FUNCTION_INPLACE = ["index_fill", "index_copy", "scatter", "ldexp", "scatter_reduce", "addr"]
+                     "unsafe_split_with_sizes", "quantile", "nanquantile", "index_put", "put"]
+_FUNCTION_INPLACE = ["index_fill", "index_copy", "scatter", "ldexp", "scatter_reduce", "addr", "index_put", "put"]
 
 
 def install():
