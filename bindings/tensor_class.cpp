@@ -521,6 +521,16 @@ void bind_tensor(py::module_& m, py::class_<PyTensor>& cls) {
     }
     return py::int_(st[d < 0 ? d + n : d]);
   }, py::arg("dim") = py::none());
+  // Storage identity for checkpoints: a view and its root base (and .data / detach views of it) share one
+  // key, and _storage_base returns the root base (self when not a view).
+  cls.def("_storage_key", [](PyTensor& s) {
+    return reinterpret_cast<uintptr_t>(s.view ? s.view->base.impl().get() : s.t.impl().get());
+  });
+  cls.def("_storage_base", [](py::object self) -> py::object {
+    PyTensor& s = self.cast<PyTensor&>();
+    if (!s.view) return self;
+    return py::cast(PyTensor(s.view->base));
+  });
   cls.def("storage_offset", [](PyTensor& s) {
     int64_t offset = 0;
     torch_strides(s, &offset);
