@@ -325,7 +325,10 @@ _NP_DTYPES = {"bool": np.bool_, "int32": np.int32, "int64": np.int64, "float32":
 def _view_dtype(self, dtype):
     """view(dtype): the same bytes read as another dtype, with PyTorch's shape rule (the last dim scales by the
     ratio of the element sizes) and checks. lazytensor has no bitcast primitive, so this syncs self and
-    returns a new tensor (a copy, not a view) that does not require grad (PyTorch's is not differentiable)."""
+    returns a copy that does not require grad (PyTorch's is not differentiable). A copy cannot alias, so it
+    refuses in-place writes (_BitcastCopy) rather than silently not reaching self; the same dtype is self."""
+    if dtype == self.dtype:
+        return _view_engine(self, *self.shape)
     src = _NP_DTYPES[repr(self.dtype).replace("torch.", "")]
     dst = _NP_DTYPES[repr(dtype).replace("torch.", "")]
     a, b = np.dtype(src).itemsize, np.dtype(dst).itemsize
@@ -351,7 +354,43 @@ def _view_dtype(self, dtype):
     out = arr.reshape(-1).view(np.uint8 if dst is np.bool_ else dst).reshape(shape)
     if dst is np.bool_:
         out = out != 0  # PyTorch reads any nonzero byte as True
-    return _C.from_numpy(np.array(out, order="C"))
+    return _BitcastCopy(_C.from_numpy(np.array(out, order="C")))
+
+
+class _BitcastCopy(Tensor):
+    """The result of view(dtype) to another dtype: a copy of the reinterpreted bits, where torch returns a
+    view. An in-place write (an in-place method, an augmented assignment, item assignment, or a write
+    into one of its indexing results) would not reach the original, so it raises instead. Other views
+    of it (view, reshape, transpose, ...) are plain tensors over the copy."""
+
+    def __init__(self, data):
+        Tensor.__init__(self, data)
+
+    def __getitem__(self, index):
+        return _BitcastCopy(Tensor.__getitem__(self, index))
+
+
+def _refuse_bitcast_write(name):
+    def refuse(self, *args, **kwargs):
+        raise RuntimeError(
+            "{}: this tensor comes from view(dtype), which lazytensor computes as a copy of the reinterpreted "
+            "bits (torch returns a view); an in-place write would not reach the original tensor. Write into "
+            "the original, or clone() this tensor and write into the clone".format(name))
+    refuse.__name__ = name
+    return refuse
+
+
+def _install_bitcast_guards():
+    names = [n for n in dir(Tensor) if n.endswith("_") and not n.startswith("_") and n != "requires_grad_"]
+    names += ["__setitem__", "__iadd__", "__isub__", "__imul__", "__itruediv__", "__ifloordiv__", "__imod__",
+              "__ipow__", "__iand__", "__ior__", "__ixor__", "__ilshift__", "__irshift__", "__imatmul__"]
+    for n in names:
+        if hasattr(Tensor, n):
+            setattr(_BitcastCopy, n, _refuse_bitcast_write(n))
+
+    def clone(self, *args, **kwargs):
+        return Tensor.clone(self, *args, **kwargs)  # a plain tensor: writable
+    _BitcastCopy.clone = clone
 
 
 _getitem_engine = Tensor.__getitem__
