@@ -123,6 +123,59 @@ def _normal_(self, mean=0.0, std=1.0, generator=None):
         return self._normal_(float(mean), float(std))
 
 
+# In-place samplers with torch's parameters and formulas (its CPU transforms of one uniform draw); the
+# draws come from lazytensor's random stream, so values differ from torch's under the same seed.
+_RANDOM_TO = {"float32": 2 ** 24, "float64": 2 ** 53, "int32": 2 ** 31 - 1, "int64": 2 ** 63 - 1, "bool": 2}
+
+
+def _random_(self, from_=0, to=None, generator=None, **kwargs):
+    """random_(to), random_(from, to) or random_(): integers uniform in [from, to); the default `to` is
+    torch's (2**mantissa digits for floats, the dtype's max for integers, 2 for bool)."""
+    if "from" in kwargs:
+        from_ = kwargs.pop("from")
+    if kwargs:
+        raise TypeError("random_() got an unexpected keyword argument '{}'".format(next(iter(kwargs))))
+    if to is None and from_ != 0 and "from" not in kwargs:
+        from_, to = 0, from_  # random_(to)
+    if to is None:
+        to = _RANDOM_TO[repr(self.dtype).replace("torch.", "")]
+    if from_ >= to:
+        raise RuntimeError("random_ expects 'from' to be less than 'to', but got from={} >= to={}".format(from_, to))
+    with _rng(generator):
+        r = _C.randint(int(from_), int(to), tuple(self.shape), dtype=_C.int64)
+    return self.copy_(r)
+
+
+def _uniform_draw(self, generator):
+    with _rng(generator):
+        return _C.rand(*self.shape, dtype=_C.float64)
+
+
+def _exponential_(self, lambd=1.0, generator=None):
+    if lambd <= 0:
+        raise RuntimeError("exponential_ expects lambda > 0.0, but found lambda={}".format(lambd))
+    return self.copy_(-(1 - _uniform_draw(self, generator)).log() / lambd)
+
+
+def _cauchy_(self, median=0.0, sigma=1.0, generator=None):
+    return self.copy_(median + sigma * (math.pi * (_uniform_draw(self, generator) - 0.5)).tan())
+
+
+def _log_normal_(self, mean=1.0, std=2.0, generator=None):
+    if std <= 0:
+        raise RuntimeError("log_normal_ expects std > 0.0, but found std={}".format(std))
+    with _rng(generator):
+        z = _C.randn(*self.shape, dtype=_C.float64)
+    return self.copy_((z * std + mean).exp())
+
+
+def _geometric_(self, p, generator=None):
+    if not 0 < p < 1:
+        raise RuntimeError("geometric_ expects p to be in (0, 1), but got p={}".format(p))
+    u = _uniform_draw(self, generator)
+    return self.copy_(((1 - u).log() / math.log1p(-p)).ceil().clamp(min=1))
+
+
 def _bernoulli_(self, p=0.5, generator=None):
     with _rng(generator):
         r = _C.rand(*self.shape, dtype=_C.float32)
@@ -682,6 +735,11 @@ def install():
     T.uniform_ = _uniform_
     T.normal_ = _normal_
     T.bernoulli_ = _bernoulli_
+    T.random_ = _random_
+    T.exponential_ = _exponential_
+    T.cauchy_ = _cauchy_
+    T.log_normal_ = _log_normal_
+    T.geometric_ = _geometric_
     T.new_zeros = _new_zeros
     T.new_ones = _new_ones
     T.new_empty = _new_zeros
