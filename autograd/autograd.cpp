@@ -1,12 +1,19 @@
 // autograd/autograd.cpp — reverse mode: one walk over the recorded graph.
 //
 // gradients() finds the nodes between the roots and the `wrt` nodes (only
-// nodes that require grad, never past a wrt node or a Detach), orders them
+// nodes that require grad, never past a Detach), orders them
 // topologically, and walks them once in reverse, summing the contributions
 // each node receives and turning its gradient into contributions to its
 // inputs with the per-primitive rules (derivatives.cpp). Nothing is computed:
 // the result is lazy IR that the next sync runs together with the forward
 // pass and whatever consumes the gradients (an optimizer step).
+//
+// A wrt node may feed another (grad(out, [a, b]) with b = a * 2): the walk
+// goes on through it, so each wrt node gets its total derivative, as in
+// PyTorch. A leaf is a Detach marked requires_grad, where the walk stops.
+//
+// create_graph builds the gradient nodes with grad mode on: they require grad
+// where their inputs do, and a later backward differentiates them again.
 //
 // Determinism matters for the trace cache: the same program must build the
 // same gradient graph every step, so contributions are summed in the order of
@@ -35,9 +42,7 @@ struct GraphSlice {
   absl::flat_hash_set<const Node*> on_path;  ///< reaches a wrt node
 };
 
-bool stops_walk(const Node& n, const absl::flat_hash_set<const Node*>& wrt) {
-  return wrt.contains(&n) || n.op == Op::Detach;
-}
+bool stops_walk(const Node& n) { return n.op == Op::Detach; }
 
 GraphSlice slice_graph(absl::Span<const NodePtr> roots, const absl::flat_hash_set<const Node*>& wrt) {
   GraphSlice s;
@@ -53,7 +58,7 @@ GraphSlice slice_graph(absl::Span<const NodePtr> roots, const absl::flat_hash_se
     while (!stack.empty()) {
       Frame& f = stack.back();
       const Node& n = *f.node;
-      if (!stops_walk(n, wrt) && f.next_input < n.inputs.size()) {
+      if (!stops_walk(n) && f.next_input < n.inputs.size()) {
         const NodePtr& in = n.inputs[f.next_input++];
         if (is_differentiable(*in) && visited.insert(in.get()).second) stack.push_back({in, 0});
         continue;
@@ -62,7 +67,7 @@ GraphSlice slice_graph(absl::Span<const NodePtr> roots, const absl::flat_hash_se
       // A released node that dropped its inputs may have led to a wrt node:
       // keep it, so the check below reports it instead of a silent no-gradient.
       bool reaches = wrt.contains(&n) || (n.grad_released.load(std::memory_order_relaxed) && n.inputs.empty());
-      if (!stops_walk(n, wrt)) {
+      if (!stops_walk(n)) {
         for (const NodePtr& in : n.inputs) reaches |= s.on_path.contains(in.get());
       }
       if (reaches) {
@@ -95,11 +100,11 @@ void accumulate(absl::flat_hash_map<const Node*, NodePtr>& grads, const Node& n,
 }
 
 /// Every value a rule of the reverse pass will read (deduplicated, walk order).
-std::vector<const Node*> saved_in_slice(const GraphSlice& slice, const absl::flat_hash_set<const Node*>& wrt) {
+std::vector<const Node*> saved_in_slice(const GraphSlice& slice) {
   std::vector<const Node*> saved;
   absl::flat_hash_set<const Node*> seen;
   for (const NodePtr& y : slice.order) {
-    if (wrt.contains(y.get())) continue;
+    if (stops_walk(*y)) continue;
     absl::InlinedVector<bool, 3> wanted(y->inputs.size());
     for (size_t i = 0; i < wanted.size(); ++i) wanted[i] = slice.on_path.contains(y->inputs[i].get());
     for (const NodePtr& n : saved_values(y, wanted))
@@ -112,11 +117,11 @@ std::vector<const Node*> saved_in_slice(const GraphSlice& slice, const absl::fla
 
 std::vector<NodePtr> gradients(absl::Span<const NodePtr> roots, absl::Span<const NodePtr> root_grads,
                                absl::Span<const NodePtr> wrt, bool retain_graph,
-                               const SavedValueCheck& check_saved) {
+                               const SavedValueCheck& check_saved, bool create_graph) {
   if (roots.size() != root_grads.size()) {
     fail(ErrorKind::Runtime, "gradients: got ", root_grads.size(), " root gradients for ", roots.size(), " roots");
   }
-  GradModeGuard no_grad(false);  // gradient nodes are not differentiated again
+  GradModeGuard grad_mode(create_graph);  // without create_graph, gradient nodes are not differentiated again
   absl::flat_hash_set<const Node*> wrt_set;
   for (const NodePtr& w : wrt) wrt_set.insert(w.get());
   GraphSlice slice = slice_graph(roots, wrt_set);
@@ -125,19 +130,21 @@ std::vector<NodePtr> gradients(absl::Span<const NodePtr> roots, absl::Span<const
   for (const NodePtr& n : slice.order) {
     if (n->grad_released.load(std::memory_order_relaxed) && !wrt_set.contains(n.get())) fail_released(*n);
   }
-  if (check_saved) check_saved(saved_in_slice(slice, wrt_set));
+  if (check_saved) check_saved(saved_in_slice(slice));
 
   absl::flat_hash_map<const Node*, NodePtr> grads;
+  absl::flat_hash_map<const Node*, NodePtr> wrt_grads;  // complete when the walk reaches the node
   for (size_t i = 0; i < roots.size(); ++i) {
     if (slice.on_path.contains(roots[i].get())) accumulate(grads, *roots[i], root_grads[i]);
   }
   for (auto it = slice.order.rbegin(); it != slice.order.rend(); ++it) {
     const NodePtr& y = *it;
-    if (wrt_set.contains(y.get())) continue;
     auto found = grads.find(y.get());
     if (found == grads.end()) continue;
     NodePtr g = std::move(found->second);
     grads.erase(found);
+    if (wrt_set.contains(y.get())) wrt_grads[y.get()] = g;
+    if (stops_walk(*y) || y->inputs.empty()) continue;
     absl::InlinedVector<bool, 3> wanted(y->inputs.size());
     for (size_t i = 0; i < wanted.size(); ++i) wanted[i] = slice.on_path.contains(y->inputs[i].get());
     NodeList contributions = input_gradients(y, g, wanted);
@@ -149,11 +156,11 @@ std::vector<NodePtr> gradients(absl::Span<const NodePtr> roots, absl::Span<const
   std::vector<NodePtr> out;
   out.reserve(wrt.size());
   for (const NodePtr& w : wrt) {
-    auto found = grads.find(w.get());
-    out.push_back(found == grads.end() ? nullptr : found->second);
+    auto found = wrt_grads.find(w.get());
+    out.push_back(found == wrt_grads.end() ? nullptr : found->second);
   }
 
-  if (!retain_graph) {
+  if (!retain_graph && !create_graph) {
     for (const NodePtr& n : slice.order) {
       if (wrt_set.contains(n.get())) continue;
       n->grad_released.store(true, std::memory_order_relaxed);

@@ -5,7 +5,6 @@
 #pragma once
 
 #include <functional>
-#include <functional>
 #include <vector>
 
 #include "absl/types/span.h"
@@ -15,16 +14,20 @@ namespace lt::autograd {
 
 /// Gradient nodes of sum_i <roots[i], root_grads[i]> with respect to each node
 /// in `wrt` (null where no path leads there). Walks only nodes whose
-/// requires_grad is set, and does not look past the `wrt` nodes. Unless
+/// requires_grad is set, and does not look past a Detach (a leaf); a wrt node
+/// that feeds another gets its total derivative. Unless
 /// `retain_graph`, marks every node it went through as released (a later
 /// backward through them raises) and lets realised nodes drop their inputs.
 ///
 /// `check_saved`, when set, receives every value the walk's derivative rules
 /// will read (saved_values in derivatives.h) before anything is built; it
 /// throws to refuse the call (lazy/ raises for values changed in place since).
+///
+/// `create_graph` builds the gradient nodes with grad mode on (so they can be
+/// differentiated again) and implies retain_graph.
 using SavedValueCheck = std::function<void(absl::Span<const Node* const> saved)>;
 std::vector<NodePtr> gradients(absl::Span<const NodePtr> roots, absl::Span<const NodePtr> root_grads,
                                absl::Span<const NodePtr> wrt, bool retain_graph,
-                               const SavedValueCheck& check_saved = nullptr);
+                               const SavedValueCheck& check_saved = nullptr, bool create_graph = false);
 
 }  // namespace lt::autograd

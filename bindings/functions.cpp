@@ -463,10 +463,18 @@ void bind_functions(py::module_& m) {
     return wrap(lt::stack(v, dim));
   });
 
+  // An index whose values are known raises at the call (Python composites that transform the index first).
+  m.def("_check_known_index", [](const std::string& op, py::handle index, int64_t dim, int64_t size, bool wrap,
+                                 bool runtime_error) {
+    lt::ops::check_known_index(op, runtime_error ? lt::ErrorKind::Runtime : lt::ErrorKind::Index,
+                               as_tensor(index).get().node(), dim, size, wrap);
+  });
+
   // grad mode
   m.def("is_grad_enabled", []() { return lt::grad_mode_enabled(); });
   m.def("_set_grad_enabled", [](bool on) { lt::set_grad_mode(on); });
-  m.def("_grad", [](py::list outputs, py::list inputs, py::object grad_outputs, bool retain_graph, bool allow_unused) {
+  m.def("_grad", [](py::list outputs, py::list inputs, py::object grad_outputs, bool retain_graph, bool allow_unused,
+                    bool create_graph) {
     std::vector<lt::Tensor> outs, ins, gos;
     for (auto h : outputs) outs.push_back(as_tensor(h).get());
     for (auto h : inputs) ins.push_back(as_tensor(h).get());
@@ -476,11 +484,12 @@ void bind_functions(py::module_& m) {
       for (auto& g : gos) any |= g.defined();
       if (!any) gos.clear();
     }
-    std::vector<lt::Tensor> g = lt::grad(outs, ins, gos, retain_graph, allow_unused);
+    std::vector<lt::Tensor> g = lt::grad(outs, ins, gos, retain_graph, allow_unused, create_graph);
     py::list out;
     for (auto& t : g) out.append(t.defined() ? wrap(t) : py::none());
     return out;
-  });
+  }, py::arg("outputs"), py::arg("inputs"), py::arg("grad_outputs"), py::arg("retain_graph"), py::arg("allow_unused"),
+     py::arg("create_graph") = false);
 
   // nn helpers behind lazytensor.nn.functional
   auto reduction_of = [](const std::string& r) {

@@ -212,9 +212,19 @@ Advanced plan_advanced(const NodePtr& x, const std::vector<std::pair<int64_t, lt
   NodePtr lin;
   for (auto& [d, t] : adv) {
     int64_t size = x->shape[d];
+    // Known values raise here, before any tensor changes (getitem and setitem alike).
+    ops::check_known_index("", lt::ErrorKind::Index, t.node(), d, size, /*wrap=*/true);
     NodePtr i = ops::cast(t.node(), lt::DType::Int64);
     // Negative indices count from the end.
     i = ops::where(ops::lt(i, ops::scalar_int(0, lt::DType::Int64)), ops::add(i, ops::scalar_int(size, lt::DType::Int64)), i);
+    // Lazy values: the linear index below would let a bad index in one dim land on a valid
+    // element of another, so check each dim at sync (a gather from iota(size) is the identity on
+    // valid indices and raises IndexError in the kernel for the others).
+    if (!t.node()->is_materialized() && t.numel() > 0) {
+      NodePtr flat = ops::reshape(i, {t.numel()});
+      i = ops::reshape(ops::index_select(ops::iota(lt::Shape{size}, 0), 0, flat),
+                       std::vector<int64_t>(t.shape().begin(), t.shape().end()));
+    }
     i = ops::expand(i, a.index_shape);
     lin = lin ? ops::add(ops::mul(lin, ops::scalar_int(size, lt::DType::Int64)), i) : i;
     a.indexed_numel *= size;

@@ -521,6 +521,16 @@ void bind_tensor(py::module_& m, py::class_<PyTensor>& cls) {
     }
     return py::int_(st[d < 0 ? d + n : d]);
   }, py::arg("dim") = py::none());
+  // Storage identity for checkpoints: a view and its root base (and .data / detach views of it) share one
+  // key, and _storage_base returns the root base (self when not a view).
+  cls.def("_storage_key", [](PyTensor& s) {
+    return reinterpret_cast<uintptr_t>(s.view ? s.view->base.impl().get() : s.t.impl().get());
+  });
+  cls.def("_storage_base", [](py::object self) -> py::object {
+    PyTensor& s = self.cast<PyTensor&>();
+    if (!s.view) return self;
+    return py::cast(PyTensor(s.view->base));
+  });
   cls.def("storage_offset", [](PyTensor& s) {
     int64_t offset = 0;
     torch_strides(s, &offset);
@@ -561,15 +571,9 @@ void bind_tensor(py::module_& m, py::class_<PyTensor>& cls) {
                      }
                    });
   cls.def("backward", [](PyTensor& s, py::handle gradient, py::handle retain_graph, bool create_graph, py::handle inputs) {
-    if (create_graph) {  // see autograd.py: gradients would silently be constants
-      PyErr_SetString(PyExc_NotImplementedError,
-                      "create_graph=True (higher-order gradients, double backward) is not supported by lazytensor: "
-                      "gradients are not differentiable again");
-      throw py::error_already_set();
-    }
     Tensor g = gradient.is_none() ? Tensor() : to_tensor_operand(gradient, "backward");
     bool retain = retain_graph.is_none() ? create_graph : retain_graph.cast<bool>();
-    s.get().backward(g, retain);
+    s.get().backward(g, retain, create_graph);
   }, py::arg("gradient") = py::none(), py::arg("retain_graph") = py::none(), py::arg("create_graph") = false,
      py::arg("inputs") = py::none());
   cls.def("detach", [](PyTensor& s) { return make_view(s, ViewStep{ViewStep::Detach}); });

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "absl/types/span.h"
+#include "ir/error.h"
 #include "ir/node.h"
 
 namespace lt::ops {
@@ -149,6 +150,13 @@ NodePtr tril(const NodePtr& x, int64_t diagonal = 0);
 NodePtr triu(const NodePtr& x, int64_t diagonal = 0);
 
 // ---- indexing -------------------------------------------------------------------
+/// An index whose values are known (a materialised node) is checked at the op,
+/// so a bad one raises before any tensor changes: `kind`, "<op>: index v is out
+/// of bounds for dimension `dim` with size `size`" (no "<op>: " when op is
+/// empty). With `wrap`, -size <= v < 0 counts from the end. A pending index is
+/// left to the kernels' check at sync. The builders below call it.
+void check_known_index(std::string_view op, ErrorKind kind, const NodePtr& index, int64_t dim, int64_t size,
+                       bool wrap = false);
 NodePtr index_select(const NodePtr& x, int64_t dim, const NodePtr& index);
 NodePtr gather(const NodePtr& x, int64_t dim, const NodePtr& index);
 NodePtr scatter_add(const NodePtr& x, int64_t dim, const NodePtr& index, const NodePtr& src);

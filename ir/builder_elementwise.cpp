@@ -122,10 +122,47 @@ NodePtr arange(double start, double end, double step, std::optional<DType> dtype
   return cast(v, dt);
 }
 
+// PyTorch 1.13's CPU kernel for an integer dtype truncates start and end to the
+// dtype, then writes the first 2V-aligned part of the result V lanes at a time
+// (V = 32 bytes / element size: AVX2's Vectorized<T>::arange): each vector's
+// first element is the truncated half-formula value at its start, and lane k
+// adds k * step to it before truncating; the tail is the plain formula. Its
+// compiler contracts the half formula's a * b + c into one fused multiply-add
+// (the lane sum is not fused), which decides the truncation where the product
+// lands a hair below an integer, so std::fma there. So int32 and int64 results differ (linspace(5, -5, 20)), and both are
+// matched. (Above 32768 steps torch splits the range across threads, which
+// moves the vector boundaries; the single-thread layout is used at every size.)
+// A constant computed here, on the host: the values depend only on the numbers.
+static NodePtr integer_linspace(double start, double end, int64_t steps, DType dtype) {
+  start = std::trunc(start);
+  end = std::trunc(end);
+  const double step = (end - start) / static_cast<double>(steps - 1);
+  const int64_t lanes = std::max<int64_t>(1, 32 / static_cast<int64_t>(dtype_size(dtype)));
+  const int64_t vector_end = steps / (2 * lanes) * (2 * lanes);
+  auto half_formula = [&](int64_t i) {
+    if (i < steps / 2) return std::fma(step, static_cast<double>(i), start);
+    return std::fma(-step, static_cast<double>(steps - i - 1), end);
+  };
+  BufferPtr values = make_buffer(DType::Int64, steps);
+  int64_t* out = values->as<int64_t>();
+  for (int64_t i = 0; i < steps; ++i) {
+    if (i >= vector_end) {
+      out[i] = static_cast<int64_t>(half_formula(i));
+      continue;
+    }
+    const int64_t first = i - i % lanes;
+    const double base = std::trunc(half_formula(first));
+    volatile double lane_offset = static_cast<double>(i - first) * step;  // a plain product: not fused here
+    out[i] = static_cast<int64_t>(base + lane_offset);
+  }
+  return cast(make_input(std::move(values), Shape{steps}), dtype);
+}
+
 NodePtr linspace(double start, double end, int64_t steps, DType dtype) {
   if (steps < 0) fail(ErrorKind::Runtime, "linspace: number of steps must be non-negative, got ", steps);
   if (steps == 0) return zeros(Shape{0}, dtype);
   if (steps == 1) return full(Shape{1}, start, dtype);
+  if (!is_floating(dtype) && dtype != DType::Bool) return integer_linspace(start, end, steps, dtype);
   double step = (end - start) / static_cast<double>(steps - 1);
   // PyTorch fills the first half from start and the second half from end.
   NodePtr i = cast(iota(Shape{steps}, 0), DType::Float64);

@@ -12,6 +12,22 @@ static void check_index_dtype(std::string_view op, const NodePtr& index) {
   }
 }
 
+void check_known_index(std::string_view op, ErrorKind kind, const NodePtr& index, int64_t dim, int64_t size,
+                       bool wrap) {
+  if (!index->is_materialized() || index->buffer->numel() != index->numel()) return;
+  const int64_t lo = wrap ? -size : 0;
+  auto scan = [&](const auto* v) {
+    for (int64_t i = 0, n = index->numel(); i < n; ++i) {
+      const int64_t x = static_cast<int64_t>(v[i]);
+      if (x >= lo && x < size) continue;
+      fail(kind, op, op.empty() ? "" : ": ", "index ", x, " is out of bounds for dimension ", dim, " with size ",
+           size);
+    }
+  };
+  if (index->dtype == DType::Int64) scan(index->buffer->as<int64_t>());
+  if (index->dtype == DType::Int32) scan(index->buffer->as<int32_t>());
+}
+
 namespace {
 // attrs of Gather / ScatterAdd: {axis}, or {axis, 1} when an index out of
 // range found inside a kernel must raise ErrorKind::Runtime instead of
@@ -54,6 +70,7 @@ NodePtr gather_raising(const NodePtr& x, int64_t dim, const NodePtr& index, Erro
            " must not exceed the input's ", shape_str(x->shape), " except at dim ", d);
     }
   }
+  check_known_index("gather", on_bad_index, index, d, xs->shape[d]);
   NodePtr g = make_node(Op::Gather, x->dtype, is->shape, index_attrs(d, on_bad_index), {xs, is});
   return reshape_exact(g, index->shape);
 }
@@ -70,6 +87,7 @@ NodePtr index_select(const NodePtr& x, int64_t dim, const NodePtr& index) {
                          index->shape);
   }
   int64_t d = normalize_dim("index_select", dim, x->ndim());
+  check_known_index("index_select", ErrorKind::Index, index, d, x->shape[d]);
   int64_t n = index->numel();
   Shape out = x->shape;
   out[d] = n;
@@ -105,6 +123,7 @@ NodePtr scatter_add_raising(const NodePtr& x, int64_t dim, const NodePtr& index,
            shape_str(src->shape), " in every dim, and no larger than self ", shape_str(x->shape), " apart from dim ", d);
     }
   }
+  check_known_index("scatter", on_bad_index, index, d, x->shape[d]);
   if (index->numel() == 0) return x;
   NodePtr s = src->shape == index->shape ? src : slice(src, 0, 0, index->shape[0]);
   for (int64_t i = 1; i < x->ndim() && s->shape != index->shape; ++i) s = slice(s, i, 0, index->shape[i]);
@@ -116,6 +135,7 @@ NodePtr index_add(const NodePtr& x, int64_t dim, const NodePtr& index, const Nod
   check_index_dtype("index_add", index);
   if (index->ndim() > 1) fail(ErrorKind::Index, "index_add: index must be 0-D or 1-D, got ", shape_str(index->shape));
   int64_t d = normalize_dim("index_add", dim, x->ndim());
+  check_known_index("index_add", ErrorKind::Index, index, d, x->ndim() == 0 ? 1 : x->shape[d]);
   Shape want = x->shape;
   if (x->ndim() > 0) want[d] = index->numel();
   if (src->shape != want && !(x->ndim() == 0 && src->numel() == 1)) {
@@ -335,6 +355,7 @@ NodePtr one_hot(const NodePtr& index, int64_t num_classes) {
 NodePtr embedding(const NodePtr& weight, const NodePtr& index) {
   check_index_dtype("embedding", index);
   if (weight->ndim() != 2) fail(ErrorKind::Runtime, "embedding: weight must be 2-D, got ", shape_str(weight->shape));
+  check_known_index("embedding", ErrorKind::Index, index, 0, weight->shape[0]);
   NodePtr rows = index_select(weight, 0, reshape(index, {-1}));
   Shape out = index->shape;
   out.push_back(weight->shape[1]);

@@ -104,7 +104,7 @@ static NodePtr seed_for(const Tensor& out, const Tensor& gradient, std::string_v
   return ops::ones(out.shape(), out.dtype());
 }
 
-void Tensor::backward(const Tensor& gradient, bool retain_graph) const {
+void Tensor::backward(const Tensor& gradient, bool retain_graph, bool create_graph) const {
   if (!requires_grad()) {
     fail(ErrorKind::Runtime, "backward: element 0 of tensors does not require grad and does not have a grad_fn");
   }
@@ -129,14 +129,13 @@ void Tensor::backward(const Tensor& gradient, bool retain_graph) const {
     }
   });
   std::vector<NodePtr> grads;
-  {
-    GradModeGuard no_grad(false);
-    runtime::with_sync_lock([&] { grads = autograd::gradients({node()}, {seed}, leaf_nodes, retain_graph, check_saved_versions); });
-  }
+  runtime::with_sync_lock([&] {
+    grads = autograd::gradients({node()}, {seed}, leaf_nodes, retain_graph, check_saved_versions, create_graph);
+  });
   for (size_t i = 0; i < slots.size() && i < grads.size(); ++i) {
     if (!grads[i]) continue;
     TensorImpl* t = slots[i].get();
-    GradModeGuard no_grad(false);
+    GradModeGuard grad_mode(create_graph);  // with create_graph, .grad stays differentiable
     if (t->grad) {
       t->grad->rebind(ops::add(t->grad->node, grads[i]));
     } else {
@@ -147,7 +146,8 @@ void Tensor::backward(const Tensor& gradient, bool retain_graph) const {
 }
 
 std::vector<Tensor> grad(const std::vector<Tensor>& outputs, const std::vector<Tensor>& inputs,
-                         const std::vector<Tensor>& grad_outputs, bool retain_graph, bool allow_unused) {
+                         const std::vector<Tensor>& grad_outputs, bool retain_graph, bool allow_unused,
+                         bool create_graph) {
   if (!grad_outputs.empty() && grad_outputs.size() != outputs.size()) {
     fail(ErrorKind::Runtime, "grad: got ", grad_outputs.size(), " grad_outputs for ", outputs.size(), " outputs");
   }
@@ -166,10 +166,9 @@ std::vector<Tensor> grad(const std::vector<Tensor>& outputs, const std::vector<T
     wrt.push_back(inputs[i].node());
   }
   std::vector<NodePtr> g;
-  {
-    GradModeGuard no_grad(false);
-    runtime::with_sync_lock([&] { g = autograd::gradients(roots, seeds, wrt, retain_graph, check_saved_versions); });
-  }
+  runtime::with_sync_lock([&] {
+    g = autograd::gradients(roots, seeds, wrt, retain_graph, check_saved_versions, create_graph);
+  });
   std::vector<Tensor> out;
   for (size_t i = 0; i < g.size(); ++i) {
     if (!g[i] && !allow_unused) {

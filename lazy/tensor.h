@@ -90,8 +90,9 @@ class Tensor {
   bool is_leaf() const;
   Tensor grad() const;  ///< undefined when none
   void set_grad(const Tensor& g);
-  /// Seeds with ones for a scalar; a non-scalar needs `gradient`.
-  void backward(const Tensor& gradient = Tensor(), bool retain_graph = false) const;
+  /// Seeds with ones for a scalar; a non-scalar needs `gradient`. With
+  /// `create_graph`, the gradients (and .grad) can be differentiated again.
+  void backward(const Tensor& gradient = Tensor(), bool retain_graph = false, bool create_graph = false) const;
   Tensor detach() const;
   /// Version counter of this tensor's storage, bumped by every in-place change.
   /// backward() raises when a value saved for backward was recorded at an
@@ -336,7 +337,7 @@ class NoGradGuard {
 /// Gradients of `outputs` w.r.t. `inputs` without touching .grad.
 std::vector<Tensor> grad(const std::vector<Tensor>& outputs, const std::vector<Tensor>& inputs,
                          const std::vector<Tensor>& grad_outputs = {}, bool retain_graph = false,
-                         bool allow_unused = false);
+                         bool allow_unused = false, bool create_graph = false);
 
 // ---- template definitions ----
 template <typename T>

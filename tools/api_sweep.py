@@ -204,11 +204,14 @@ CATEGORIES = [
               r"affine_grid_generator|embedding_renorm_|norm_except_dim|native_norm|segment_reduce)$",
               r"^_")),
     ("anomaly mode, determinism and global switches",
-     "not yet built: the global switches programs set at start-up",
+     "not yet built: inference tensors (`is_inference`, `is_inference_mode_enabled`: inference_mode here is "
+     "no_grad, so no tensor is one); the determinism, matmul-precision, warn-always, anomaly and "
+     "default-tensor-type switches are built (`_switches.py`)",
      _matches(r"anomaly", r"deterministic", r"warn_always", r"matmul_precision", r"default_tensor_type",
               r"^is_inference", r"^(is_grad|is_anomaly)")),
     ("signal processing (STFT and windows)",
-     "not yet built: STFT needs an FFT, which lazytensor does not have",
+     "not yet built: STFT needs an FFT, which lazytensor does not have; the window functions are built "
+     "(`_windows.py`)",
      _matches(r"stft", r"_window$")),
     ("linear algebra under torch.*",
      "not yet built as torch.* names, whose signatures are older than torch.linalg's (torch.svd returns V and "
@@ -220,10 +223,11 @@ CATEGORIES = [
      "frexp/nextafter need integer loops or bit access; binomial/poisson need samplers",
      _named(*_SPECIAL_FUNCTIONS)),
     ("random sampling in place",
-     "not yet built: in-place samplers beyond uniform_/normal_/bernoulli_",
+     "not yet built: in-place samplers beyond uniform_, normal_, bernoulli_, random_, exponential_, cauchy_, "
+     "log_normal_ and geometric_",
      _named("cauchy_", "exponential_", "geometric_", "log_normal_", "random_")),
     ("in-place variants (`*_`)",
-     "not yet built: in-place forms whose function is missing too (the special functions, index_put, put, "
+     "not yet built: in-place forms whose function is missing too (the special functions, "
      "renorm, ...), that change a view's shape (`t_`, `transpose_`, `squeeze_`, `unsqueeze_`, `swapaxes_`), or "
      "that call Python per element (`apply_`, `map_`)",
      _matches(r"[a-z0-9]_$")),

@@ -209,20 +209,23 @@ def test_optimizer_step_between_two_backwards_of_a_graph_that_saved_no_weight_ru
     assert_same(grads[0], grads[1])
 
 
-# create_graph (double backward) is not supported: a clear error, never
-# gradients that are silently constants (a gradient penalty would lose its
-# gradient and still run).
+# create_graph (double backward): every entry point returns gradients that
+# are differentiable again, with torch's second derivative.
 @pytest.mark.parametrize("call", ["tensor_backward", "autograd_backward", "autograd_grad"])
-def test_create_graph_is_refused_before_anything_changes(call):
-    x = lt.tensor([1.0, 2.0], requires_grad=True)
-    loss = (x * x).sum()
-    with pytest.raises(NotImplementedError, match="create_graph=True"):
+def test_create_graph_gives_differentiable_gradients(call):
+    second = []
+    for T in (lt, torch):
+        x = T.tensor([1.0, 2.0], requires_grad=True)
+        loss = (x * x * x).sum()
         if call == "tensor_backward":
             loss.backward(create_graph=True)
+            g = x.grad
         elif call == "autograd_backward":
-            lt.autograd.backward([loss], create_graph=True)
+            T.autograd.backward([loss], create_graph=True)
+            g = x.grad
         else:
-            lt.autograd.grad(loss, x, create_graph=True)
-    assert x.grad is None
-    loss.backward()  # the graph was not released by the refused call
-    assert x.grad.tolist() == [2.0, 4.0]
+            (g,) = T.autograd.grad(loss, x, create_graph=True)
+        assert g.requires_grad
+        (h,) = T.autograd.grad(g.sum(), x)
+        second.append(h)
+    assert_same(second[0], second[1])

@@ -269,7 +269,7 @@ def test_the_battery_has_at_least_fifty_kinds():
 
 def test_a_pending_tensor_whose_sync_failed_raises_again_never_a_wrong_value():
     a = lt.arange(6, dtype=lt.float32).reshape(2, 3)
-    bad = a.index_select(0, lt.tensor([0, 7])) * 2
+    bad = a.index_select(0, lt.tensor([0, 7]) + 0) * 2  # a pending index: checked at the sync
     for _ in range(2):
         with pytest.raises(IndexError):
             bad.numpy()
@@ -317,7 +317,7 @@ def test_a_bad_pending_tensor_fails_one_sync_of_everything_and_no_unrelated_work
         pass
     base = lt.debug.pending_tensor_count()
     x = lt.arange(4.0)
-    bad = x.gather(0, lt.tensor([1, 9])) * 2
+    bad = x.gather(0, lt.tensor([1, 9]) + 0) * 2  # a pending index: checked at the sync
     good, total = x * 3, (x + 1).sum()
     failed = lt.debug.counter("failed_tensors")
     with pytest.raises(RuntimeError, match="9"):  # gather: RuntimeError, as in PyTorch
@@ -336,7 +336,7 @@ def test_a_bad_pending_tensor_fails_one_sync_of_everything_and_no_unrelated_work
 
 def test_an_automatic_sync_never_raises_another_tensors_error():
     threshold = lt.debug.sync_threshold()
-    bad = lt.arange(2.0).gather(0, lt.tensor([3]))  # pending, out of range
+    bad = lt.arange(2.0).gather(0, lt.tensor([3]) + 0)  # pending, out of range
     autos = lt.debug.counter("auto_syncs")
     try:
         lt.debug.set_sync_threshold(10)

@@ -161,3 +161,16 @@ def test_cross_entropy_probability_target_of_the_wrong_shape_names_the_op():
     with pytest.raises(RuntimeError):
         torch.nn.functional.cross_entropy(torch.randn(4, 5), torch.rand(4, 4))
     assert lt.nn.functional.cross_entropy(x, lt.rand(4, 5)).dim() == 0  # x is still valid
+
+
+# torch 1.13's integer linspace: int32 and int64 differ from each other (its kernel writes V = 32 bytes /
+# element size lanes at a time from a truncated base), and lazytensor matches each dtype.
+@pytest.mark.parametrize("dtype", ["int32", "int64"])
+@pytest.mark.parametrize("start", [5, -5, 0, 3, 100, -7.9, 2.5, -7])
+@pytest.mark.parametrize("end", [-5, 5, 17, 0, -100, 1000.7])
+def test_integer_linspace_matches_torch_for_each_dtype(dtype, start, end):
+    for steps in (0, 1, 2, 3, 7, 8, 9, 15, 16, 17, 20, 33, 64, 100, 257, 1000):
+        ours = lt.linspace(start, end, steps, dtype=getattr(lt, dtype))
+        theirs = torch.linspace(start, end, steps, dtype=getattr(torch, dtype))
+        assert str(ours.dtype) == str(theirs.dtype)
+        assert ours.tolist() == theirs.tolist(), (start, end, steps)

@@ -140,11 +140,63 @@ def test_tied_weights_share_one_storage_in_torch():
 def test_tied_module_roundtrip_lazytensor():
     lin = L.nn.Linear(3, 3)
     m = L.nn.ModuleDict({"a": lin, "b": lin})
-    # state_dict() detaches each entry into a new tensor object, and lazytensor tensors expose no
-    # storage identity, so only keep_vars=True (the same Parameter object twice) shares on save.
-    got = _roundtrip_to_torch(m.state_dict(keep_vars=True))
-    assert got["a.weight"].data_ptr() == got["b.weight"].data_ptr()
-    assert isinstance(got["a.weight"], T.nn.Parameter)
+    for keep_vars in (True, False):  # state_dict() detaches each entry: still one storage
+        got = _roundtrip_to_torch(m.state_dict(keep_vars=keep_vars))
+        assert got["a.weight"].data_ptr() == got["b.weight"].data_ptr()
+        assert isinstance(got["a.weight"], T.nn.Parameter) == keep_vars
+
+
+def _views(mod, base):
+    return {"base": base, "rows": base[1:], "t": base.t(), "col": base[:, 2], "inner": base[1:, 1:3],
+            "flat": base.view(-1), "step": base[:, ::2], "elem": base[2, 3]}
+
+
+def test_lazytensor_views_are_one_storage_in_torch():
+    ours = _views(L, L.arange(12.0).reshape(3, 4))
+    back = _roundtrip_to_torch(ours)
+    ref = _views(T, T.arange(12.0).reshape(3, 4))
+    for k, v in back.items():
+        np.testing.assert_array_equal(v.numpy(), ref[k].numpy())
+        assert v.storage().data_ptr() == back["base"].storage().data_ptr(), k
+        assert v.storage_offset() == ref[k].storage_offset() and v.stride() == ref[k].stride(), k
+    back["base"][2, 2] = -1.0  # torch aliases what lazytensor wrote as views
+    assert back["inner"][1, 1].item() == -1.0 and back["t"][2, 2].item() == -1.0
+
+
+def test_torch_views_load_as_aliases():
+    ours = _roundtrip_from_torch(_views(T, T.arange(12.0).reshape(3, 4)))
+    ref = _views(T, T.arange(12.0).reshape(3, 4))
+    for k, v in ours.items():
+        np.testing.assert_array_equal(_np(v), ref[k].numpy())
+    ours["base"][2, 2] = -1.0
+    ref["base"][2, 2] = -1.0
+    ours["rows"][0, 0] = 7.0  # a write through a view shows in the base and the other views
+    ref["rows"][0, 0] = 7.0
+    for k, v in ours.items():
+        np.testing.assert_array_equal(_np(v), ref[k].numpy(), err_msg=k)
+
+
+def test_torch_view_saved_before_its_base_still_aliases():
+    base = T.arange(6.0).reshape(2, 3)
+    ours = _roundtrip_from_torch([base[:, 1], base])
+    ours[1][0, 1] = 9.0
+    assert ours[0].tolist() == [9.0, 4.0]
+
+
+def test_torch_tied_weights_load_as_one_tensor():
+    lin = T.nn.Linear(3, 3)
+    m = T.nn.ModuleDict({"a": lin, "b": lin})
+    got = _roundtrip_from_torch(m.state_dict())
+    assert got["a.weight"] is got["b.weight"]
+
+
+def test_lazytensor_views_roundtrip_lazytensor():
+    buf = io.BytesIO()
+    L.save(_views(L, L.arange(12.0).reshape(3, 4)), buf)
+    buf.seek(0)
+    got = L.load(buf)
+    got["base"][1, 1] = 5.0
+    assert got["rows"][0, 1].item() == 5.0 and got["flat"][5].item() == 5.0
 
 
 def test_parameter_roundtrip():

@@ -99,3 +99,6 @@ def is_nonzero(input):
 from .sparse import sparse_coo_tensor, spmm  # noqa: E402,F401
 from ._legacy import FloatTensor, DoubleTensor, LongTensor, IntTensor, BoolTensor  # noqa: E402,F401  # noqa: E402,F401
 from ._runtime import compile, set_num_threads, get_num_threads, set_num_interop_threads, get_num_interop_threads  # noqa: E402,F401,A004,E501
+_tensor._install_bitcast_guards()  # after every module attached its in-place methods
+from ._switches import *  # noqa: E402,F401,F403
+from ._windows import *  # noqa: E402,F401,F403

@@ -1,8 +1,9 @@
 """Index-taking torch.* functions: take, take_along_dim, index_fill, index_copy, scatter, scatter_reduce,
 select_scatter, slice_scatter, argwhere, isin and unravel_index.
 
-They leave the bounds check to the gather/index_add/scatter_add they are built on: an out-of-range index
-raises that op's IndexError or RuntimeError when the result is computed (at a sync), not at the call.
+An index whose values are known (materialised) is checked at the call, so a bad one raises before any
+tensor changes. A lazy index is left to the bounds check of the gather/index_add/scatter_add they are built
+on: it raises that op's IndexError or RuntimeError when the result is computed (at a sync).
 """
 import builtins
 import math
@@ -28,6 +29,7 @@ def take(input, index):
     _check("take", input)
     _long_index("take", index)
     n = input.numel()
+    _C._check_known_index("take", index, 0, n, True, False)
     flat = input.reshape(-1)
     i = _where(index < 0, index + n, index).reshape(-1)
     return flat.index_select(0, i).reshape(index.shape)
@@ -83,6 +85,7 @@ def index_fill(input, dim, index, value):
         raise TypeError("index_fill(): argument 'value' must be Number or Tensor, not {}".format(
             type(value).__name__))
     n = input.shape[d] if nd else 1
+    _C._check_known_index("index_fill", index, d, n, True, False)
     idx = index.reshape(-1)
     idx = _where(idx < 0, idx + n, idx)
     mask = _hits(idx, n)
@@ -532,5 +535,62 @@ for _n in ("take", "take_along_dim", "index_copy", "isin", "scatter_reduce"):
     globals()[_n] = _with_out(globals()[_n])
 del _n
 
-__all__ = ["take", "take_along_dim", "index_fill", "index_copy", "scatter", "scatter_reduce", "select_scatter",
+def index_put(input, indices, values, accumulate=False):
+    """input with input[indices] = values (accumulate: +=, duplicates summed). indices: a tuple of integer or
+    bool tensors for the leading dims, as PyTorch's index_put; a known out-of-range index raises IndexError
+    before anything changes."""
+    _check("index_put", input)
+    if isinstance(indices, Tensor) or not isinstance(indices, (tuple, list)):
+        raise TypeError("index_put(): argument 'indices' must be tuple of Tensors, not {}".format(
+            type(indices).__name__))
+    idx = []
+    for t in indices:
+        if not isinstance(t, Tensor):
+            raise TypeError("index_put(): argument 'indices' must be tuple of Tensors, not {}".format(
+                type(t).__name__))
+        if t.dtype == _C.bool:
+            idx.extend(t.nonzero(as_tuple=True))
+        elif t.dtype in (_C.int64, _C.int32):
+            idx.append(t)
+        else:
+            raise IndexError("tensors used as indices must be long, int, byte or bool tensors")
+    if len(idx) > input.dim():
+        raise IndexError("too many indices for tensor of dimension {} (got {})".format(input.dim(), len(idx)))
+    for d, t in enumerate(idx):
+        _C._check_known_index("", t, d, input.shape[d], True, False)
+    if not isinstance(values, Tensor):
+        values = tensor(values, dtype=input.dtype)
+    out = input.clone()
+    if not accumulate:
+        out[tuple(idx)] = values
+        return out
+    # += with duplicates summed: one index_add over the indexed leading dims flattened.
+    k = len(idx)
+    lead, rest = list(input.shape[:k]), list(input.shape[k:])
+    shape = _broadcast_shape("index_put", *[list(t.shape) for t in idx]) if k > 1 else list(idx[0].shape)
+    lin = None
+    for d, t in enumerate(idx):
+        t = _where(t < 0, t + lead[d], t).to(_C.int64)
+        lin = t if lin is None else lin * lead[d] + t
+    lin = lin.expand(*shape).reshape(-1)
+    vals = values.to(input.dtype).expand(*(list(shape) + rest)).reshape([lin.shape[0]] + rest)
+    flat = out.reshape([math.prod(lead)] + rest)
+    return flat.index_add(0, lin, vals).reshape(list(input.shape))
+
+
+def put(input, index, source, accumulate=False):
+    """input, read as 1-D, with source written at index (accumulate: added); negative indices count from the end."""
+    _check("put", input)
+    _long_index("put", index)
+    n = input.numel()
+    _C._check_known_index("put", index, 0, n, True, False)
+    if index.numel() != source.numel():
+        raise RuntimeError("put_(): Expected source and index to have the same number of elements, but got "
+                           "source.numel() = {}, index.numel() = {}".format(source.numel(), index.numel()))
+    flat = input.reshape(-1)
+    i = _where(index < 0, index + n, index).reshape(-1)
+    return index_put(flat, (i,), source.reshape(-1).to(input.dtype), accumulate).reshape(list(input.shape))
+
+
+__all__ = ["index_put", "put", "take", "take_along_dim", "index_fill", "index_copy", "scatter", "scatter_reduce", "select_scatter",
            "slice_scatter", "argwhere", "isin", "unravel_index"]

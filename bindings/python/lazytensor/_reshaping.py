@@ -221,7 +221,12 @@ def repeat_interleave(input, repeats=None, dim=None, *, output_size=None):
 
 def unfold(input, dimension, size, step):
     """Tensor.unfold: the windows input[..., i*step : i*step+size, ...] along dimension as a new last dim.
-    A copy (an index_select of a host-built window index), where PyTorch returns a view."""
+
+    Windows that do not overlap (step >= size) and whose steps fit in the dim (count * step <= size of the
+    dim) are a view, as in PyTorch: narrow, split the dim into [count, step], slice each step to its first
+    `size`, move that dim last, so writes through it reach input. Overlapping windows (step < size) are a
+    copy: one element in two windows is not a chain of views here (an index_select of a host-built window
+    index); so is the rare last window that ends short of a full step."""
     nd = input.dim()
     d = _wrap(dimension, nd, "unfold")
     n = input.shape[d] if nd else 1
@@ -237,9 +242,12 @@ def unfold(input, dimension, size, step):
     if nd == 0:
         return input.reshape(1).expand(size).clone()
     count = (n - size) // step + 1
+    shape = list(input.shape)
+    if step >= size and count * step <= n:
+        split = input.narrow(d, 0, count * step).view(shape[:d] + [count, step] + shape[d + 1:])
+        return split.narrow(d + 1, 0, size).movedim(d + 1, -1)
     idx = (np.arange(count)[:, None] * step + np.arange(size)[None, :]).reshape(-1).astype(np.int64)
     windows = input.index_select(d, _C.from_numpy(idx))
-    shape = list(input.shape)
     windows = windows.reshape(shape[:d] + [count, size] + shape[d + 1:])
     return windows.movedim(d + 1, -1)
 

@@ -123,6 +123,59 @@ def _normal_(self, mean=0.0, std=1.0, generator=None):
         return self._normal_(float(mean), float(std))
 
 
+# In-place samplers with torch's parameters and formulas (its CPU transforms of one uniform draw); the
+# draws come from lazytensor's random stream, so values differ from torch's under the same seed.
+_RANDOM_TO = {"float32": 2 ** 24, "float64": 2 ** 53, "int32": 2 ** 31 - 1, "int64": 2 ** 63 - 1, "bool": 2}
+
+
+def _random_(self, from_=0, to=None, generator=None, **kwargs):
+    """random_(to), random_(from, to) or random_(): integers uniform in [from, to); the default `to` is
+    torch's (2**mantissa digits for floats, the dtype's max for integers, 2 for bool)."""
+    if "from" in kwargs:
+        from_ = kwargs.pop("from")
+    if kwargs:
+        raise TypeError("random_() got an unexpected keyword argument '{}'".format(next(iter(kwargs))))
+    if to is None and from_ != 0 and "from" not in kwargs:
+        from_, to = 0, from_  # random_(to)
+    if to is None:
+        to = _RANDOM_TO[repr(self.dtype).replace("torch.", "")]
+    if from_ >= to:
+        raise RuntimeError("random_ expects 'from' to be less than 'to', but got from={} >= to={}".format(from_, to))
+    with _rng(generator):
+        r = _C.randint(int(from_), int(to), tuple(self.shape), dtype=_C.int64)
+    return self.copy_(r)
+
+
+def _uniform_draw(self, generator):
+    with _rng(generator):
+        return _C.rand(*self.shape, dtype=_C.float64)
+
+
+def _exponential_(self, lambd=1.0, generator=None):
+    if lambd <= 0:
+        raise RuntimeError("exponential_ expects lambda > 0.0, but found lambda={}".format(lambd))
+    return self.copy_(-(1 - _uniform_draw(self, generator)).log() / lambd)
+
+
+def _cauchy_(self, median=0.0, sigma=1.0, generator=None):
+    return self.copy_(median + sigma * (math.pi * (_uniform_draw(self, generator) - 0.5)).tan())
+
+
+def _log_normal_(self, mean=1.0, std=2.0, generator=None):
+    if std <= 0:
+        raise RuntimeError("log_normal_ expects std > 0.0, but found std={}".format(std))
+    with _rng(generator):
+        z = _C.randn(*self.shape, dtype=_C.float64)
+    return self.copy_((z * std + mean).exp())
+
+
+def _geometric_(self, p, generator=None):
+    if not 0 < p < 1:
+        raise RuntimeError("geometric_ expects p to be in (0, 1), but got p={}".format(p))
+    u = _uniform_draw(self, generator)
+    return self.copy_(((1 - u).log() / math.log1p(-p)).ceil().clamp(min=1))
+
+
 def _bernoulli_(self, p=0.5, generator=None):
     with _rng(generator):
         r = _C.rand(*self.shape, dtype=_C.float32)
@@ -253,9 +306,9 @@ def _get_device(self):
 
 
 # Non-leaf tensors that asked for their gradient (retain_grad), by id. The autograd engine fills .grad of
-# leaves only; backward() computes these tensors' gradients with autograd.grad first (the same graph, so the
-# shared nodes hash-cons) and accumulates them into their .grad, as PyTorch's retain_grad hook does. Only
-# backward() fills them (not autograd.grad), and a retained tensor costs one more gradient pass per backward.
+# leaves only; backward() computes these tensors' gradients with one autograd.grad first (each gets its total
+# derivative, also when one retained tensor feeds another) and accumulates them into their .grad, as PyTorch's
+# retain_grad hook does. Only backward() fills them (not autograd.grad), at the cost of one more gradient pass.
 _retained = {}
 
 
@@ -277,20 +330,34 @@ def _retains_grad(self):
 _backward_engine = Tensor.backward  # the C++ backward, before install() wraps it
 
 
+def _accumulate_grads(tensors, grads, create_graph):
+    prev = _C.is_grad_enabled()
+    _C._set_grad_enabled(bool(create_graph))  # with create_graph, .grad stays differentiable
+    try:
+        for t, g in zip(tensors, grads):
+            if g is not None:
+                t.grad = g if t.grad is None else t.grad + g
+    finally:
+        _C._set_grad_enabled(prev)
+
+
 def _backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None):
+    g = None if gradient is None else [gradient if isinstance(gradient, Tensor) else tensor(gradient)]
+    if inputs is not None:
+        # backward(inputs=...): accumulate into exactly these tensors' .grad (leaves or not), as PyTorch.
+        ins = [inputs] if isinstance(inputs, Tensor) else list(inputs)
+        if not ins:
+            raise RuntimeError("backward: 'inputs' argument to backward() cannot be empty.")
+        keep = create_graph if retain_graph is None else retain_graph
+        grads = _C._grad([self], ins, g, bool(keep), True, bool(create_graph))
+        _accumulate_grads(ins, grads, create_graph)
+        return None
     if not _retained:
         return _backward_engine(self, gradient, retain_graph, create_graph, inputs)
     live = [t for t in (r() for r in list(_retained.values())) if t is not None and t.requires_grad]
-    grads = []
-    if live and not create_graph:
-        g = None if gradient is None else [gradient if isinstance(gradient, Tensor) else tensor(gradient)]
-        # One autograd.grad per tensor: given several inputs, the engine stops at each of them, so a retained
-        # tensor upstream of another retained one would get no gradient.
-        grads = [_C._grad([self], [t], g, True, True)[0] for t in live]
+    grads = _C._grad([self], live, g, True, True, bool(create_graph)) if live else []
     _backward_engine(self, gradient, retain_graph, create_graph, inputs)
-    for t, g in zip(live, grads):
-        if g is not None:
-            t.grad = g if t.grad is None else t.grad + g
+    _accumulate_grads(live, grads, create_graph)
 
 
 _view_engine = Tensor.view
@@ -312,7 +379,10 @@ _NP_DTYPES = {"bool": np.bool_, "int32": np.int32, "int64": np.int64, "float32":
 def _view_dtype(self, dtype):
     """view(dtype): the same bytes read as another dtype, with PyTorch's shape rule (the last dim scales by the
     ratio of the element sizes) and checks. lazytensor has no bitcast primitive, so this syncs self and
-    returns a new tensor (a copy, not a view) that does not require grad (PyTorch's is not differentiable)."""
+    returns a copy that does not require grad (PyTorch's is not differentiable). A copy cannot alias, so it
+    refuses in-place writes (_BitcastCopy) rather than silently not reaching self; the same dtype is self."""
+    if dtype == self.dtype:
+        return _view_engine(self, *self.shape)
     src = _NP_DTYPES[repr(self.dtype).replace("torch.", "")]
     dst = _NP_DTYPES[repr(dtype).replace("torch.", "")]
     a, b = np.dtype(src).itemsize, np.dtype(dst).itemsize
@@ -342,8 +412,44 @@ def _view_dtype(self, dtype):
     if dst is np.bool_:
         out = out != 0  # PyTorch reads any nonzero byte as True
     if dtype == _C.bfloat16:
-        return _C._bits_from_numpy(np.array(out, order="C"), _C.bfloat16)
-    return _C.from_numpy(np.array(out, order="C"))
+        return _BitcastCopy(_C._bits_from_numpy(np.array(out, order="C"), _C.bfloat16))
+    return _BitcastCopy(_C.from_numpy(np.array(out, order="C")))
+
+
+class _BitcastCopy(Tensor):
+    """The result of view(dtype) to another dtype: a copy of the reinterpreted bits, where torch returns a
+    view. An in-place write (an in-place method, an augmented assignment, item assignment, or a write
+    into one of its indexing results) would not reach the original, so it raises instead. Other views
+    of it (view, reshape, transpose, ...) are plain tensors over the copy."""
+
+    def __init__(self, data):
+        Tensor.__init__(self, data)
+
+    def __getitem__(self, index):
+        return _BitcastCopy(Tensor.__getitem__(self, index))
+
+
+def _refuse_bitcast_write(name):
+    def refuse(self, *args, **kwargs):
+        raise RuntimeError(
+            "{}: this tensor comes from view(dtype), which lazytensor computes as a copy of the reinterpreted "
+            "bits (torch returns a view); an in-place write would not reach the original tensor. Write into "
+            "the original, or clone() this tensor and write into the clone".format(name))
+    refuse.__name__ = name
+    return refuse
+
+
+def _install_bitcast_guards():
+    names = [n for n in dir(Tensor) if n.endswith("_") and not n.startswith("_") and n != "requires_grad_"]
+    names += ["__setitem__", "__iadd__", "__isub__", "__imul__", "__itruediv__", "__ifloordiv__", "__imod__",
+              "__ipow__", "__iand__", "__ior__", "__ixor__", "__ilshift__", "__irshift__", "__imatmul__"]
+    for n in names:
+        if hasattr(Tensor, n):
+            setattr(_BitcastCopy, n, _refuse_bitcast_write(n))
+
+    def clone(self, *args, **kwargs):
+        return Tensor.clone(self, *args, **kwargs)  # a plain tensor: writable
+    _BitcastCopy.clone = clone
 
 
 _getitem_engine = Tensor.__getitem__
@@ -605,8 +711,8 @@ _FUNCTION_METHODS = ["ravel", "fliplr", "flipud", "hsplit", "vsplit", "dsplit", 
                      "diag_embed", "argwhere", "select_scatter", "slice_scatter", "cummax", "cummin", "logcumsumexp",
                      "isclose", "scatter_reduce", "repeat_interleave", "diag", "diagflat", "aminmax", "corrcoef",
                      "dist", "addr", "broadcast_to", "split_with_sizes", "unsafe_split", "unsafe_chunk",
-                     "unsafe_split_with_sizes", "quantile", "nanquantile"]
-_FUNCTION_INPLACE = ["index_fill", "index_copy", "scatter", "ldexp", "scatter_reduce", "addr"]
+                     "unsafe_split_with_sizes", "quantile", "nanquantile", "index_put", "put"]
+_FUNCTION_INPLACE = ["index_fill", "index_copy", "scatter", "ldexp", "scatter_reduce", "addr", "index_put", "put"]
 
 
 def install():
@@ -635,6 +741,11 @@ def install():
     T.uniform_ = _uniform_
     T.normal_ = _normal_
     T.bernoulli_ = _bernoulli_
+    T.random_ = _random_
+    T.exponential_ = _exponential_
+    T.cauchy_ = _cauchy_
+    T.log_normal_ = _log_normal_
+    T.geometric_ = _geometric_
     T.new_zeros = _new_zeros
     T.new_ones = _new_ones
     T.new_empty = _new_zeros

@@ -153,7 +153,7 @@ _INPLACE_FUNCTIONS = ["abs_", "acos_", "acosh_", "addmv_", "arccos_", "arccosh_"
                       "fill_", "fix_", "floor_", "frac_", "ldexp_", "log10_", "log1p_", "log2_", "log_", "logit_",
                       "nan_to_num_", "neg_", "negative_", "rad2deg_", "reciprocal_", "relu_", "round_", "rsqrt_",
                       "sigmoid_", "sin_", "sinc_", "sinh_", "sqrt_", "square_", "tan_", "tanh_", "trunc_", "xlogy_",
-                      "zero_"]
+                      "zero_", "index_put_"]
 
 
 def _inplace_function(name):

@@ -13,11 +13,13 @@ The torch names are written as GLOBAL opcodes by hand, so torch is never importe
 Unpickler.find_class maps them back to the functions here. Files that are not zip archives are read
 as the plain pickles older lazytensor versions wrote.
 
-Storage sharing: a lazytensor tensor does not expose storage identity, so on save one storage is
-written per distinct tensor object (the same object appearing twice, e.g. tied weights, is written
-once and torch sees one storage). On load, records that name the same storage with the same offset,
-size and stride come back as the same tensor object; distinct views of one storage (a tensor and its
-slice) come back as separate tensors with the right values, not as aliases.
+Storage sharing, both ways: on save, a tensor and its views (slices, transposes, reshapes, .data,
+detach) write one storage, their root base's, referenced by each record with its offset and strides,
+as torch writes them; tied weights (one object twice) are one record. On load, records that name the
+same storage alias: the same (offset, size, stride) is the same tensor object, and other records are
+views of the storage's base, so a write through one shows in the others, as in torch. A record whose
+layout no chain of views expresses (overlapping or unordered strides), or a second record of a
+storage that needs gradients, is loaded as a copy.
 """
 import collections
 import io
@@ -98,21 +100,25 @@ class _Pickler(pickle._Pickler):
         return None
 
     def _tensor_reduce(self, t):
-        entry = self.storages.get(id(t))
+        # One storage per root base: a view (slice, transpose, reshape, .data, detach) is written as its
+        # base's storage with the view's offset and strides, as torch writes it.
+        key = t._storage_key()
+        entry = self.storages.get(key)
         if entry is None:
-            if t.dtype == _C.bfloat16:
-                arr, name = _C._bits_to_numpy(t.detach()), "BFloat16Storage"
+            base = t._storage_base()
+            if base.dtype == _C.bfloat16:
+                arr, name = _C._bits_to_numpy(base.detach()).reshape(-1), "BFloat16Storage"
             else:
-                arr = np.array(_C._to_numpy(t.detach()), order="C", copy=False)
+                arr = np.array(_C._to_numpy(base.detach()), order="C", copy=False).reshape(-1)
                 name = _NP_TO_STORAGE.get(arr.dtype)
             if name is None:
                 raise TypeError("lazytensor.save: no torch storage type for dtype {}".format(arr.dtype))
-            entry = (t, _StorageRef(str(len(self.storages)), name, int(arr.size)), arr)
-            self.storages[id(t)] = entry
-        arr = entry[2]
-        size = tuple(int(s) for s in arr.shape)
-        stride = tuple(int(s) // arr.itemsize for s in arr.strides) if arr.size else _contig_stride(size)
-        return (_REBUILD_TENSOR_V2, (entry[1], 0, size, stride, bool(t.requires_grad), collections.OrderedDict()))
+            entry = (base, _StorageRef(str(len(self.storages)), name, int(arr.size)), arr)
+            self.storages[key] = entry
+        size = tuple(int(s) for s in t.shape)
+        stride = tuple(int(s) for s in t.stride())
+        return (_REBUILD_TENSOR_V2, (entry[1], int(t.storage_offset()), size, stride, bool(t.requires_grad),
+                                     collections.OrderedDict()))
 
     def reducer_override(self, obj):
         if isinstance(obj, _PlainTensor):
@@ -169,24 +175,93 @@ class _Storage:
 def _rebuild_tensor_v2(storage, storage_offset, size, stride, requires_grad=False, backward_hooks=None,
                        metadata=None):
     arr = storage.array
-    size, stride = tuple(size), tuple(stride)
+    size, stride = tuple(int(s) for s in size), tuple(int(s) for s in stride)
     memo = getattr(storage, "_views", None)
     if memo is None:
         memo = storage._views = {}
     key = (storage_offset, size, stride, bool(requires_grad))
     if key in memo:
         return memo[key]
+    t = _tensor_over_storage(storage, storage_offset, size, stride, bool(requires_grad))
+    memo[key] = t
+    return t
+
+
+def _tensor_over_storage(storage, offset, size, stride, requires_grad):
+    """The record as a lazytensor tensor. Records over one storage alias, as in torch: the first record
+    that covers the whole storage contiguously becomes its base (else a hidden 1-D base holds the
+    storage), and every other record is a view of that base. A layout no chain of views can express
+    (overlapping or unordered strides, or a record that needs gradients but is not the base) is a copy."""
+    arr = storage.array
+
+    def from_bits(a):  # bfloat16 storages hold raw uint16 bits (numpy has no bfloat16)
+        return _C._bits_from_numpy(a, _C.bfloat16) if getattr(storage, "bfloat16", False) else _C.from_numpy(a)
+
+    n = int(np.prod(size)) if size else 1
+    whole = offset == 0 and n == arr.size and stride == _contig_stride(size)
+    base = getattr(storage, "_base", None)
+    if base is None and (whole or not requires_grad):
+        storage._base = base = from_bits(np.array(arr.reshape(size) if whole else arr, copy=True))
+        if whole:
+            if requires_grad:
+                base.requires_grad_(True)
+            return base
+    view = None if requires_grad or base is None else _strided_view(base.view(-1), arr.size, offset, size, stride)
+    if view is not None:
+        return view
     if any(s == 0 for s in size):
         out = np.zeros(size, dtype=arr.dtype)
     else:
-        view = np.lib.stride_tricks.as_strided(arr[storage_offset:], shape=size,
-                                               strides=tuple(s * arr.itemsize for s in stride))
-        out = np.array(view, order="C", copy=True)
-    t = _C._bits_from_numpy(out, _C.bfloat16) if getattr(storage, "bfloat16", False) else _C.from_numpy(out)
+        out = np.array(np.lib.stride_tricks.as_strided(arr[offset:], shape=size,
+                                                       strides=tuple(s * arr.itemsize for s in stride)),
+                       order="C", copy=True)
+    t = from_bits(out)
     if requires_grad:
         t.requires_grad_(True)
-    memo[key] = t
     return t
+
+
+def _strided_view(flat, numel, offset, size, stride):
+    """flat[offset + sum(j_i * stride_i)] over the index j of `size`, as views of the 1-D `flat` (slice,
+    view, index, permute, unsqueeze, expand), or None. The dims of size > 1 and stride > 0, ordered by
+    stride, must nest (each stride a multiple of the next, each dim fitting inside the one outside it)."""
+    dims = [d for d in range(len(size)) if size[d] > 1 and stride[d] > 0]
+    if any(size[d] == 0 for d in range(len(size))):
+        return None
+    dims.sort(key=lambda d: -stride[d])
+    if not dims:
+        v = flat[offset:offset + 1].view(())
+    else:
+        s = [stride[d] for d in dims]
+        if any(s[i] % s[i + 1] or s[i] < size[dims[i + 1]] * s[i + 1] for i in range(len(s) - 1)):
+            return None
+        inner = offset % s[0]
+        start = offset - inner
+        if start + size[dims[0]] * s[0] > numel:
+            return None
+        radix = [s[i] // s[i + 1] for i in range(len(s) - 1)] + [s[-1]]
+        digits = []
+        for r in reversed(radix):
+            digits.append(inner % r)
+            inner //= r
+        digits.reverse()
+        index = [slice(None)]
+        for k in range(1, len(dims)):
+            if digits[k - 1] + size[dims[k]] > radix[k - 1]:
+                return None
+            index.append(slice(digits[k - 1], digits[k - 1] + size[dims[k]]))
+        index.append(digits[-1])
+        v = flat[start:start + size[dims[0]] * s[0]].view([size[dims[0]]] + radix)[tuple(index)]
+        order = sorted(range(len(dims)), key=lambda k: dims[k])  # back to the record's dim order
+        if order != list(range(len(dims))):
+            v = v.permute(*order)
+    kept = sorted(dims)
+    for d in range(len(size)):
+        if d not in kept:
+            v = v.unsqueeze(d)
+    if any(size[d] > 1 and stride[d] == 0 for d in range(len(size))):
+        v = v.expand(*size)
+    return v
 
 
 def _rebuild_parameter(data, requires_grad, backward_hooks=None, *args):

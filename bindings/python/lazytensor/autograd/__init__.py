@@ -14,32 +14,24 @@ def _seq(x):
     return list(x)
 
 
-def _refuse_create_graph(create_graph):
-    # Gradients are built under no-grad: with create_graph they would be
-    # constants, and a gradient penalty added to a loss would silently get no
-    # gradient. Refuse instead of returning a wrong value.
-    if create_graph:
-        raise NotImplementedError(
-            "create_graph=True (higher-order gradients, double backward) is not supported by lazytensor: "
-            "gradients are not differentiable again")
-
-
 def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=False, only_inputs=True,
          allow_unused=False, is_grads_batched=False):
-    """Gradients of outputs w.r.t. inputs, without touching .grad."""
-    _refuse_create_graph(create_graph)
+    """Gradients of outputs w.r.t. inputs, without touching .grad. Each input gets its total derivative, also
+    when one input feeds another; with create_graph the gradients can be differentiated again."""
+    if is_grads_batched:
+        raise NotImplementedError("autograd.grad: is_grads_batched=True (vmap over grad_outputs) is not supported "
+                                  "by lazytensor; call grad once per grad_output")
     outs, ins = _seq(outputs), _seq(inputs)
     retain = create_graph if retain_graph is None else retain_graph
-    return tuple(_C._grad(outs, ins, _seq(grad_outputs), bool(retain), bool(allow_unused)))
+    return tuple(_C._grad(outs, ins, _seq(grad_outputs), bool(retain), bool(allow_unused), bool(create_graph)))
 
 
 def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, inputs=None):
-    _refuse_create_graph(create_graph)
     ts = _seq(tensors)
     gs = _seq(grad_tensors) or [None] * len(ts)
     for i, (t, g) in enumerate(zip(ts, gs)):
         keep = retain_graph if retain_graph is not None else create_graph
-        t.backward(g, retain_graph=keep or i + 1 < len(ts))
+        t.backward(g, retain_graph=keep or i + 1 < len(ts), create_graph=create_graph, inputs=inputs)
 
 
 class Function:
