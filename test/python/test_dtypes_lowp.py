@@ -455,3 +455,15 @@ def test_checkpoint_written_by_torch_loads_here(name):
     out = lt.load(buf)
     check(out["w"], ta)
     check(out["p"], ta)
+
+
+# ---------------------------------------------------------------- autograd
+
+@pytest.mark.parametrize("name", FLOATS)
+def test_gradients_stay_in_the_narrow_dtype(name):
+    la, ta = pair(X, name)
+    la.requires_grad_(True)
+    ta.requires_grad_(True)
+    (la * la + la * 0.5).sum().backward()
+    (ta * ta + ta * 0.5).sum().backward()
+    check(la.grad, ta.grad, ulps=1.01)
