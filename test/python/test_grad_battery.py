@@ -349,7 +349,7 @@ NOT_DIFFERENTIABLE = {
                            "full_like rand randn randint rand_like randn_like randint_like randperm normal bernoulli "
                            "multinomial tensor as_tensor asarray scalar_tensor from_numpy from_dlpack tril_indices "
                            "triu_indices vander sparse_coo_tensor manual_seed seed initial_seed get_rng_state "
-                           "set_rng_state",
+                           "set_rng_state hann_window hamming_window blackman_window bartlett_window kaiser_window",
     "predicates, comparisons and integer/bool results": "eq ne lt le gt ge greater less greater_equal less_equal "
                                                         "not_equal logical_and logical_or logical_not logical_xor "
                                                         "isnan isinf isposinf isneginf isfinite isreal signbit "
@@ -364,7 +364,14 @@ NOT_DIFFERENTIABLE = {
     "PyTorch 1.13 has no derivative (backward raises)": "floor_divide aminmax",
     "not tensor math (runtime, settings, files)": "sync compile load save set_printoptions get_default_dtype "
                                                   "set_default_dtype get_num_threads set_num_threads "
-                                                  "get_num_interop_threads set_num_interop_threads broadcast_shapes",
+                                                  "get_num_interop_threads set_num_interop_threads broadcast_shapes "
+                                                  "use_deterministic_algorithms are_deterministic_algorithms_enabled "
+                                                  "is_deterministic_algorithms_warn_only_enabled "
+                                                  "set_deterministic_debug_mode get_deterministic_debug_mode "
+                                                  "set_float32_matmul_precision get_float32_matmul_precision "
+                                                  "set_warn_always is_warn_always_enabled set_anomaly_enabled "
+                                                  "is_anomaly_enabled is_anomaly_check_nan_enabled "
+                                                  "set_default_tensor_type",
 }
 NOT_IN_BATTERY = {
     "routing (movement, joining, indexing): the gradient moves values, a special value cannot change it; "
@@ -373,7 +380,7 @@ NOT_IN_BATTERY = {
         "hsplit vsplit dsplit "
         "unbind transpose swapdims swapaxes permute reshape squeeze unsqueeze flatten unflatten flip fliplr flipud "
         "roll rot90 t narrow select gather scatter scatter_add index_select index_add index_copy index_fill "
-        "masked_fill masked_select take take_along_dim select_scatter slice_scatter diagonal_scatter diag "
+        "masked_fill masked_select take take_along_dim index_put index_put_ put select_scatter slice_scatter diagonal_scatter diag "
         "diagonal diag_embed diagflat tril triu movedim moveaxis broadcast_to broadcast_tensors atleast_1d "
         "atleast_2d atleast_3d repeat_interleave tile clone block_diag cartesian_prod combinations meshgrid "
         "pad embedding embedding_bag pixel_shuffle pixel_unshuffle channel_shuffle unfold fold upsample "

@@ -8,6 +8,7 @@ trace the forward op of a NaN gradient (torch's detect_anomaly report).
 """
 import warnings
 
+from . import _dtype, _legacy
 from ._C import float32, float64
 
 _deterministic = {"on": False, "warn_only": False}
@@ -87,7 +88,6 @@ def is_anomaly_check_nan_enabled():
 
 def set_default_tensor_type(t):
     """torch.FloatTensor / torch.DoubleTensor (or their names): sets the default floating dtype."""
-    from . import _dtype, _legacy
     name = t if isinstance(t, str) else getattr(t, "__name__", repr(t))
     name = name.split(".")[-1]
     dtypes = {"FloatTensor": float32, "DoubleTensor": float64}
