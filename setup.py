@@ -34,6 +34,12 @@ class CMakeBuild(build_ext):
         os.makedirs(os.path.dirname(out), exist_ok=True)
         built = glob.glob(os.path.join(build_dir, "python", "lazytensor", "_C*.so"))
         shutil.copyfile(built[0], out)
+        # lazytensor._distributed exists when CMake found Gloo (distributed/CMakeLists.txt).
+        listed = subprocess.run(["cmake", "--build", build_dir, "--target", "help"], capture_output=True, text=True)
+        if "lt_distributed_ext" in listed.stdout:
+            subprocess.check_call(["cmake", "--build", build_dir, "--target", "lt_distributed_ext", "-j", jobs])
+            for so in glob.glob(os.path.join(build_dir, "python", "lazytensor", "_distributed*.so")):
+                shutil.copyfile(so, os.path.join(os.path.dirname(out), os.path.basename(so)))
         # The soname files (liblt_x.so.0) the extension and the layers load.
         for lib in glob.glob(os.path.join(build_dir, "**", "liblt_*.so.[0-9]"), recursive=True):
             shutil.copyfile(lib, os.path.join(os.path.dirname(out), os.path.basename(lib)))

@@ -19,3 +19,5 @@ from .sampler import (BatchSampler, RandomSampler, Sampler, SequentialSampler,  
                       SubsetRandomSampler, WeightedRandomSampler)
 from .dataloader import (DataLoader, collate, default_collate, default_collate_fn_map, default_convert,  # noqa: F401
                          get_worker_info)
+from .distributed import DistributedSampler  # noqa: F401
+
