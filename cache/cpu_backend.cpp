@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -22,6 +23,7 @@
 #include "cache/trace_cache.h"
 #include "ir/counters.h"
 #include "ir/error.h"
+#include "jit/cpu/interpreter.h"
 #include "jit/cpu/jit.h"
 #include "scheduler/generic.h"
 #include "trace/capture.h"
@@ -39,6 +41,8 @@ Counter promote_ms("promote_ms");
 Counter math_functions_compiled("math_functions_compiled");
 Counter math_compile_ms("math_compile_ms");
 Counter kernels_generic("kernels_generic");  // plan kernels rewritten to a shape-generic form (scheduler/generic.h)
+Counter kernels_interpreted("kernels_interpreted");  // kernels a sync ran in the interpreter instead of compiling
+Counter kernels_tiered_up("kernels_tiered_up");      // interpreted kernels compiled (Tier::Quick) once hot
 }  // namespace counters
 
 namespace {
@@ -131,6 +135,66 @@ int64_t tier_up_ns() {
   return ns;
 }
 
+/// The interpreter tier (jit/cpu/interpreter.h): a kernel it can run and
+/// that no cache holds compiled runs there first, and is compiled at the
+/// quick tier once its interpreted launches have taken LT_INTERPRET_UP_MS
+/// (default 2: about what its quick compile costs) in all. LT_INTERPRETER=0
+/// compiles every kernel before its first launch.
+std::atomic<bool>& interpreter_flag() {
+  static std::atomic<bool> on{[] {
+    const char* e = std::getenv("LT_INTERPRETER");
+    return !(e && std::strcmp(e, "0") == 0);
+  }()};
+  return on;
+}
+
+int64_t interpret_up_ns() {
+  static const int64_t ns = [] {
+    const char* e = std::getenv("LT_INTERPRET_UP_MS");
+    double ms = e && *e ? std::atof(e) : 2.0;
+    return static_cast<int64_t>(std::max(0.0, ms) * 1e6);
+  }();
+  return ns;
+}
+
+/// LT_INTERPRET_CHECK=1 (tests, lt-fuzz --interpret): every interpreted
+/// launch also runs the kernel's compiled code on the same inputs and fails
+/// unless both wrote the same bits (NaNs compare equal whatever their payload).
+bool interpret_check() {
+  static const bool on = [] {
+    const char* e = std::getenv("LT_INTERPRET_CHECK");
+    return e && std::strcmp(e, "1") == 0;
+  }();
+  return on;
+}
+
+/// Whether two buffers of dtype `dt` hold the same values bit for bit, any NaN equal to any NaN.
+bool same_bits(const char* a, const char* b, DType dt, int64_t numel) {
+  const size_t es = dtype_size(dt);
+  for (int64_t i = 0; i < numel; ++i) {
+    const char* x = a + i * es;
+    const char* y = b + i * es;
+    if (std::memcmp(x, y, es) == 0) continue;
+    if (dt == DType::Float32) {
+      float f, g;
+      std::memcpy(&f, x, 4), std::memcpy(&g, y, 4);
+      if (std::isnan(f) && std::isnan(g)) continue;
+    } else if (dt == DType::Float64) {
+      double f, g;
+      std::memcpy(&f, x, 8), std::memcpy(&g, y, 8);
+      if (std::isnan(f) && std::isnan(g)) continue;
+    } else if (dt == DType::Float16 || dt == DType::BFloat16) {
+      uint16_t f, g;
+      std::memcpy(&f, x, 2), std::memcpy(&g, y, 2);
+      const uint16_t exp = dt == DType::Float16 ? 0x7C00 : 0x7F80;
+      auto nan = [&](uint16_t h) { return (h & exp) == exp && (h & (0x7FFF & ~exp)) != 0; };
+      if (nan(f) && nan(g)) continue;
+    }
+    return false;
+  }
+  return true;
+}
+
 /// Test hook: LT_TEST_FAIL_COMPILE=1 (or "all") fails every kernel compile,
 /// any other value fails kernels whose name contains it.
 void maybe_inject_compile_fault(const Kernel& k) {
@@ -173,6 +237,12 @@ void record_compile_time(double ms) {
 /// entry once compiled (read and published with std::atomic_load/store:
 /// other threads may be launching the same executable).
 struct Promotion {
+  /// Set for a kernel that started in the interpreter (its entry in
+  /// Executable::fns is empty) until `quick` is published.
+  std::atomic<bool> interpreted{false};
+  std::atomic<int64_t> interpret_ns{0};
+  std::atomic<bool> quick_started{false};
+  std::shared_ptr<const cpu::KernelEntry> quick;  ///< the Quick entry compiled once the interpreted kernel was hot
   std::atomic<int64_t> run_ns{0};
   /// Set by the first launch, which is not counted: it holds one-time costs
   /// (a matmul's micro-kernel compile, fresh pages) the full tier would pay too.
@@ -219,10 +289,18 @@ class CpuBackend final : public Backend {
   /// Recompiles kernel `ki` of `exe` at Full and publishes it; a failure is
   /// logged and leaves the Quick code running.
   void promote(const Executable& exe, size_t ki);
+  /// Compiles interpreted kernel `ki` of `exe` at Quick and publishes it; a
+  /// failure is logged and leaves it in the interpreter.
+  void tier_up(const Executable& exe, size_t ki);
   /// Binds buffers and runs the plan's kernels; the outputs in trace order.
   std::vector<BufferPtr> launch(const std::shared_ptr<const Executable>& exe, const std::vector<BufferPtr>& params,
                                 const std::vector<ScalarValue>& scalars, const Hash128& hash, bool hit, int compiled,
                                 double compile_ms);
+
+  /// LT_INTERPRET_CHECK: runs `k` interpreted and compiled from the same
+  /// inputs and fails unless they wrote the same bits; the buffers are left
+  /// as they were (the caller then runs it for real).
+  void check_interpreter(const Kernel& k, void* const* ptrs, const int64_t* scalars);
 
   /// Remembers a loaded kernel without keeping it loaded (`fn.keep` is left empty).
   void remember(const Hash128& key, const cpu::KernelEntry& fn);
@@ -355,6 +433,63 @@ void CpuBackend::promote(const Executable& exe, size_t ki) {
                  exe.promotions[ki]->run_ns.load() / 1e6, compiled ? "compiled" : "cached", total);
 }
 
+void CpuBackend::tier_up(const Executable& exe, size_t ki) {
+  const Kernel& k = exe.plan->kernels[ki];
+  Promotion& promo = *exe.promotions[ki];
+  auto t0 = Clock::now();
+  double ms = 0;
+  int compiled = 0;
+  try {
+    cpu::KernelEntry quick = kernel(k, &ms, &compiled, cpu::Tier::Quick, /*compile=*/true, /*promotion=*/true);
+    std::atomic_store(&promo.quick, std::make_shared<const cpu::KernelEntry>(std::move(quick)));
+    promo.interpreted.store(false);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "[lt] warning: could not compile %s (it keeps running in the interpreter): %s\n", k.name.c_str(),
+                 e.what());
+    return;
+  }
+  counters::kernels_tiered_up.add();
+  if (debug_level() >= 1)
+    std::fprintf(stderr, "[lt] compiled %s after %.1f ms in the interpreter (%s, %.2f ms)\n", k.name.c_str(),
+                 promo.interpret_ns.load() / 1e6, compiled ? "compiled" : "cached", ms_between(t0, Clock::now()));
+}
+
+void CpuBackend::check_interpreter(const Kernel& k, void* const* ptrs, const int64_t* scalars) {
+  std::vector<std::string> before(k.buffers.size()), interpreted(k.buffers.size());
+  auto bytes = [&](size_t b) { return static_cast<size_t>(k.buffers[b].numel) * dtype_size(k.buffers[b].dtype); };
+  for (size_t b = 0; b < k.buffers.size(); ++b)
+    if (k.buffers[b].written && ptrs[b]) before[b].assign(static_cast<const char*>(ptrs[b]), bytes(b));
+  std::string interp_error, compiled_error;
+  try {
+    cpu::launch_interpreted(k, ptrs, scalars);
+  } catch (const std::exception& e) {
+    interp_error = e.what();
+  }
+  for (size_t b = 0; b < k.buffers.size(); ++b)
+    if (k.buffers[b].written && ptrs[b]) {
+      interpreted[b].assign(static_cast<const char*>(ptrs[b]), bytes(b));
+      std::memcpy(ptrs[b], before[b].data(), bytes(b));
+    }
+  double ms = 0;
+  int compiled = 0;
+  cpu::KernelEntry fn = kernel(k, &ms, &compiled, cpu::Tier::Quick, /*compile=*/true, /*promotion=*/true);
+  try {
+    cpu::launch_kernel(k, fn, ptrs, scalars);
+  } catch (const std::exception& e) {
+    compiled_error = e.what();
+  }
+  if (interp_error != compiled_error)
+    fail(ErrorKind::Runtime, "interpreter check: ", k.name, " raised \"", interp_error, "\" where its compiled code raised \"",
+         compiled_error, "\"\n", print_kernel(k));
+  for (size_t b = 0; b < k.buffers.size(); ++b) {
+    if (!k.buffers[b].written || !ptrs[b]) continue;
+    if (!same_bits(interpreted[b].data(), static_cast<const char*>(ptrs[b]), k.buffers[b].dtype, k.buffers[b].numel))
+      fail(ErrorKind::Runtime, "interpreter check: ", k.name, " wrote other values than its compiled code into buffer ", b,
+           "\n", print_kernel(k));
+    std::memcpy(ptrs[b], before[b].data(), bytes(b));
+  }
+}
+
 void CpuBackend::remember(const Hash128& key, const cpu::KernelEntry& fn) {
   KnownKernel known{fn, fn.keep};
   known.fn.keep.reset();
@@ -414,8 +549,20 @@ std::shared_ptr<const Executable> CpuBackend::executable(const Trace& trace, con
         exe->fns[i] = std::move(full);
         return;
       }
-      exe->fns[i] = kernel(ks[i], &ms[d], &counts[d], cpu::Tier::Quick);
       exe->promotions[i] = std::make_unique<Promotion>();
+      // Not compiled yet and the interpreter takes it: it starts there.
+      if (interpreter_flag().load(std::memory_order_relaxed) && cpu::kernel_interpretable(ks[i])) {
+        cpu::KernelEntry quick = kernel(ks[i], &ms[d], &counts[d], cpu::Tier::Quick, /*compile=*/false);
+        if (!quick.fn) {
+          if (cpu::interpreter_needs_math(ks[i])) ensure_math_functions(ks[i]);
+          exe->promotions[i]->interpreted.store(true);
+          counters::kernels_interpreted.add();
+          return;
+        }
+        exe->fns[i] = std::move(quick);
+        return;
+      }
+      exe->fns[i] = kernel(ks[i], &ms[d], &counts[d], cpu::Tier::Quick);
       return;
     }
     exe->fns[i] = kernel(ks[i], &ms[d], &counts[d]);
@@ -481,6 +628,7 @@ std::vector<BufferPtr> CpuBackend::launch(const std::shared_ptr<const Executable
   std::vector<void*> ptrs;
   std::vector<int64_t> scalar_bits;
   std::vector<size_t> promote_now;  // hot Quick kernels, recompiled once this sync's kernels have run
+  std::vector<size_t> tier_up_now;  // hot interpreted kernels, compiled once this sync's kernels have run
   for (size_t ki = 0; ki < plan.kernels.size(); ++ki) {
     const Kernel& k = plan.kernels[ki];
     ptrs.clear();
@@ -490,7 +638,23 @@ std::vector<BufferPtr> CpuBackend::launch(const std::shared_ptr<const Executable
     auto k0 = Clock::now();
     Promotion* promo = exe.promotions[exe.first[ki]].get();
     std::shared_ptr<const cpu::KernelEntry> full = promo ? std::atomic_load(&promo->full) : nullptr;
-    cpu::launch_kernel(k, full ? *full : exe.fns[ki], ptrs.data(), scalar_bits.data());
+    std::shared_ptr<const cpu::KernelEntry> quick = promo && !full ? std::atomic_load(&promo->quick) : nullptr;
+    const cpu::KernelEntry& entry = full ? *full : quick ? *quick : exe.fns[ki];
+    if (!entry.fn) {  // in the interpreter until it is hot
+      if (interpret_check()) check_interpreter(k, ptrs.data(), scalar_bits.data());
+      cpu::launch_interpreted(k, ptrs.data(), scalar_bits.data());
+      counters::kernels_launched.add();
+      int64_t ns = std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now() - k0).count();
+      if (promo->interpret_ns.fetch_add(ns) + ns >= interpret_up_ns() && !promo->quick_started.exchange(true))
+        tier_up_now.push_back(exe.first[ki]);
+      if (debug_level() >= 2) {
+        double ms = ms_between(k0, Clock::now());
+        std::fprintf(stderr, "[lt]   %-40s %9.3f ms %8.2f GB/s (interpreted)\n", k.name.c_str(), ms,
+                     ms > 0 ? static_cast<double>(k.bytes_moved()) / (ms * 1e6) : 0.0);
+      }
+      continue;
+    }
+    cpu::launch_kernel(k, entry, ptrs.data(), scalar_bits.data());
     counters::kernels_launched.add();
     if (promo && !full) {
       int64_t ns = promo->launched.exchange(true)
@@ -503,6 +667,12 @@ std::vector<BufferPtr> CpuBackend::launch(const std::shared_ptr<const Executable
       std::fprintf(stderr, "[lt]   %-40s %9.3f ms %8.2f GB/s\n", k.name.c_str(), ms,
                    ms > 0 ? static_cast<double>(k.bytes_moved()) / (ms * 1e6) : 0.0);
     }
+  }
+  for (size_t ki : tier_up_now) {
+    if (promote_in_background())
+      run_in_background([this, held, ki] { tier_up(*held, ki); });
+    else
+      tier_up(exe, ki);
   }
   for (size_t ki : promote_now) {
     if (promote_in_background())

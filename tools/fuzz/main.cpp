@@ -2,10 +2,16 @@
 //
 //   lt-fuzz [--seed S] [--count N | --seconds T] [--backend cpu|reference]
 //           [--policy P]... [--rotate-policies] [--max-ops K] [--progress N] [--dump DIR]
+//           [--interpret-check]
 // Prints one line per mismatch as it is found (shrunk, optionally dumped), a
 // progress line every N programs (default 1000) and a summary; exits 1 when
 // any program mismatched. --rotate-policies runs each program under one policy
 // (seed modulo the number of policies) instead of all: the long runs' mode.
+// --interpret-check also runs every kernel the interpreter takes through its
+// compiled code and fails the program unless both wrote the same bits
+// (LT_INTERPRET_CHECK=1, jit/cpu/interpreter.h).
+#include <stdlib.h>
+
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -38,9 +44,11 @@ int main(int argc, char** argv) {
     else if (!std::strcmp(argv[i], "--progress")) progress_every = std::strtoll(next(), nullptr, 10);
     else if (!std::strcmp(argv[i], "--dump")) dump = next();
     else if (!std::strcmp(argv[i], "--rotate-policies")) rotate = true;
+    else if (!std::strcmp(argv[i], "--interpret-check")) ::setenv("LT_INTERPRET_CHECK", "1", 1);
     else {
       std::fprintf(stderr, "usage: lt-fuzz [--seed S] [--count N | --seconds T] [--backend cpu|reference] "
-                           "[--policy P]... [--rotate-policies] [--max-ops K] [--progress N] [--dump DIR]\n");
+                           "[--policy P]... [--rotate-policies] [--max-ops K] [--progress N] [--dump DIR] "
+                           "[--interpret-check]\n");
       return 2;
     }
   }
@@ -71,5 +79,7 @@ int main(int argc, char** argv) {
   if (lt::counter_value("kernels_generic") > 0)  // how often the cpu backend ran shape-generic kernels (scheduler/generic.h)
     std::printf("%lld kernels rewritten to shape-generic forms\n",
                 static_cast<long long>(lt::counter_value("kernels_generic")));
+  if (lt::counter_value("kernels_interpreted") > 0)  // kernels that ran in the interpreter (jit/cpu/interpreter.h)
+    std::printf("%lld kernels ran in the interpreter\n", static_cast<long long>(lt::counter_value("kernels_interpreted")));
   return s.mismatches ? 1 : 0;
 }

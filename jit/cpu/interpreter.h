@@ -1,0 +1,44 @@
+// jit/cpu/interpreter.h — runs Elementwise kernels without compiling them.
+//
+// The first tier of the CPU JIT (docs/cpu-jit.md, "Tiers"). A cold sync
+// compiles every kernel it has not seen, at ~2 ms of LLVM each, before any of
+// them runs; a training step of a small model is 60 such compiles, most of its
+// first step. Most of those kernels are elementwise (an optimizer's update, a
+// residual add, an activation and the values its backward saves) and run in
+// microseconds. The interpreter runs such a kernel straight from its kernel
+// IR, a block of elements per op, so a first sync compiles only what the
+// interpreter does not take; the runtime compiles an interpreted kernel once
+// its launches have cost about what the compile would (cache/cpu_backend.cpp,
+// LT_INTERPRET_UP_MS).
+//
+// It computes the compiled code's values bit for bit, so a kernel that moves
+// from the interpreter to compiled code in the middle of a run changes no
+// result: every op is evaluated as jit/cpu/codegen.cpp lowers it (register
+// types, rounding of narrow types after each op, the same integer and
+// comparison semantics), transcendentals call the same math functions the
+// quick tier calls, and random numbers come from the same Philox word. What
+// it would not reproduce, it does not take (kernel_interpretable): Rows and
+// MatMul kernels, whose reductions' order the loop vectoriser decides, and
+// float `pow` (LLVM rewrites some constant exponents). test_interpreter and
+// lt-fuzz --interpret compare it with the compiled code bit for bit.
+#pragma once
+
+#include <cstdint>
+
+#include "scheduler/kernel.h"
+
+namespace lt::cpu {
+
+/// Whether the interpreter runs `kernel` (with the values its compiled code computes).
+bool kernel_interpretable(const Kernel& kernel);
+
+/// The math functions an interpreted `kernel` calls (as kernel_math_functions):
+/// they must be loaded (load_math_function) before it runs.
+bool interpreter_needs_math(const Kernel& kernel);
+
+/// Runs the kernel over its whole domain, as launch_kernel runs a compiled
+/// entry (the same ranges on the same threads), raising the error its index
+/// checks record. `buffers` and `scalars` as for a compiled kernel.
+void launch_interpreted(const Kernel& kernel, void* const* buffers, const int64_t* scalars);
+
+}  // namespace lt::cpu
