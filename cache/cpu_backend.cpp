@@ -236,13 +236,21 @@ void record_compile_time(double ms) {
 /// A kernel running at Tier::Quick: its launch time so far, and the Full
 /// entry once compiled (read and published with std::atomic_load/store:
 /// other threads may be launching the same executable).
+/// A kernel running in the interpreter, shared by every executable that
+/// holds it (a generation loop's traces, one per length, share their
+/// kernels): its interpreted time in all, and the Quick entry once compiled.
+struct Interpreted {
+  std::atomic<int64_t> ns{0};
+  std::atomic<bool> started{false};
+  /// The sync that first ran it: it is compiled at the end of a later one, so
+  /// a cold first step compiles none of what it interpreted.
+  int64_t first_sync = 0;
+  std::shared_ptr<const cpu::KernelEntry> quick;  ///< published with std::atomic_store
+};
+
 struct Promotion {
-  /// Set for a kernel that started in the interpreter (its entry in
-  /// Executable::fns is empty) until `quick` is published.
-  std::atomic<bool> interpreted{false};
-  std::atomic<int64_t> interpret_ns{0};
-  std::atomic<bool> quick_started{false};
-  std::shared_ptr<const cpu::KernelEntry> quick;  ///< the Quick entry compiled once the interpreted kernel was hot
+  /// Set for a kernel that starts in the interpreter (its entry in Executable::fns is empty).
+  std::shared_ptr<Interpreted> interpreted;
   std::atomic<int64_t> run_ns{0};
   /// Set by the first launch, which is not counted: it holds one-time costs
   /// (a matmul's micro-kernel compile, fresh pages) the full tier would pay too.
@@ -317,6 +325,12 @@ class CpuBackend final : public Backend {
   };
   absl::flat_hash_map<Hash128, KnownKernel> kernels_;
   size_t kernels_pruned_at_ = 64;
+  /// Kernels in the interpreter by their Quick key (guarded by mu_), held
+  /// weakly by this map and strongly by the executables' promotions.
+  absl::flat_hash_map<Hash128, std::weak_ptr<Interpreted>> interpreted_;
+  std::atomic<int64_t> syncs_{0};  // launch() calls, numbering the syncs for Interpreted::first_sync
+  /// The shared interpreter state of `k` (made on first use).
+  std::shared_ptr<Interpreted> interpreted_state(const Kernel& k);
 };
 
 Hash128 trace_key(const Hash128& trace_hash, const FusionPolicy& policy) {
@@ -433,16 +447,28 @@ void CpuBackend::promote(const Executable& exe, size_t ki) {
                  exe.promotions[ki]->run_ns.load() / 1e6, compiled ? "compiled" : "cached", total);
 }
 
+std::shared_ptr<Interpreted> CpuBackend::interpreted_state(const Kernel& k) {
+  Hash128 key = kernel_key(k, cpu::Tier::Quick);
+  std::lock_guard<std::mutex> lock(mu_);
+  std::weak_ptr<Interpreted>& slot = interpreted_[key];
+  if (std::shared_ptr<Interpreted> held = slot.lock()) return held;
+  auto fresh = std::make_shared<Interpreted>();
+  fresh->first_sync = syncs_.load() + 1;  // the next sync is the first that can run it
+  slot = fresh;
+  if (interpreted_.size() >= 2 * kernels_pruned_at_)
+    absl::erase_if(interpreted_, [](const auto& kv) { return kv.second.expired(); });
+  return fresh;
+}
+
 void CpuBackend::tier_up(const Executable& exe, size_t ki) {
   const Kernel& k = exe.plan->kernels[ki];
-  Promotion& promo = *exe.promotions[ki];
+  Interpreted& state = *exe.promotions[ki]->interpreted;
   auto t0 = Clock::now();
   double ms = 0;
   int compiled = 0;
   try {
     cpu::KernelEntry quick = kernel(k, &ms, &compiled, cpu::Tier::Quick, /*compile=*/true, /*promotion=*/true);
-    std::atomic_store(&promo.quick, std::make_shared<const cpu::KernelEntry>(std::move(quick)));
-    promo.interpreted.store(false);
+    std::atomic_store(&state.quick, std::make_shared<const cpu::KernelEntry>(std::move(quick)));
   } catch (const std::exception& e) {
     std::fprintf(stderr, "[lt] warning: could not compile %s (it keeps running in the interpreter): %s\n", k.name.c_str(),
                  e.what());
@@ -451,7 +477,7 @@ void CpuBackend::tier_up(const Executable& exe, size_t ki) {
   counters::kernels_tiered_up.add();
   if (debug_level() >= 1)
     std::fprintf(stderr, "[lt] compiled %s after %.1f ms in the interpreter (%s, %.2f ms)\n", k.name.c_str(),
-                 promo.interpret_ns.load() / 1e6, compiled ? "compiled" : "cached", ms_between(t0, Clock::now()));
+                 state.ns.load() / 1e6, compiled ? "compiled" : "cached", ms_between(t0, Clock::now()));
 }
 
 void CpuBackend::check_interpreter(const Kernel& k, void* const* ptrs, const int64_t* scalars) {
@@ -555,7 +581,7 @@ std::shared_ptr<const Executable> CpuBackend::executable(const Trace& trace, con
         cpu::KernelEntry quick = kernel(ks[i], &ms[d], &counts[d], cpu::Tier::Quick, /*compile=*/false);
         if (!quick.fn) {
           if (cpu::interpreter_needs_math(ks[i])) ensure_math_functions(ks[i]);
-          exe->promotions[i]->interpreted.store(true);
+          exe->promotions[i]->interpreted = interpreted_state(ks[i]);
           counters::kernels_interpreted.add();
           return;
         }
@@ -629,6 +655,7 @@ std::vector<BufferPtr> CpuBackend::launch(const std::shared_ptr<const Executable
   std::vector<int64_t> scalar_bits;
   std::vector<size_t> promote_now;  // hot Quick kernels, recompiled once this sync's kernels have run
   std::vector<size_t> tier_up_now;  // hot interpreted kernels, compiled once this sync's kernels have run
+  const int64_t sync = syncs_.fetch_add(1) + 1;
   for (size_t ki = 0; ki < plan.kernels.size(); ++ki) {
     const Kernel& k = plan.kernels[ki];
     ptrs.clear();
@@ -638,14 +665,16 @@ std::vector<BufferPtr> CpuBackend::launch(const std::shared_ptr<const Executable
     auto k0 = Clock::now();
     Promotion* promo = exe.promotions[exe.first[ki]].get();
     std::shared_ptr<const cpu::KernelEntry> full = promo ? std::atomic_load(&promo->full) : nullptr;
-    std::shared_ptr<const cpu::KernelEntry> quick = promo && !full ? std::atomic_load(&promo->quick) : nullptr;
+    Interpreted* interp = promo && !full ? promo->interpreted.get() : nullptr;
+    std::shared_ptr<const cpu::KernelEntry> quick = interp ? std::atomic_load(&interp->quick) : nullptr;
     const cpu::KernelEntry& entry = full ? *full : quick ? *quick : exe.fns[ki];
     if (!entry.fn) {  // in the interpreter until it is hot
       if (interpret_check()) check_interpreter(k, ptrs.data(), scalar_bits.data());
       cpu::launch_interpreted(k, ptrs.data(), scalar_bits.data());
       counters::kernels_launched.add();
       int64_t ns = std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now() - k0).count();
-      if (promo->interpret_ns.fetch_add(ns) + ns >= interpret_up_ns() && !promo->quick_started.exchange(true))
+      if (interp->ns.fetch_add(ns) + ns >= interpret_up_ns() && sync > interp->first_sync &&
+          !interp->started.exchange(true))
         tier_up_now.push_back(exe.first[ki]);
       if (debug_level() >= 2) {
         double ms = ms_between(k0, Clock::now());
@@ -711,6 +740,8 @@ std::shared_ptr<const Plan> cpu_plan_for(const Trace& trace, const RunOptions& o
 void cpu_clear_caches() { backend().clear(); }
 
 void cpu_set_generic_kernels(bool on) { generic_kernels_flag().store(on); }
+void cpu_set_interpreter(bool on) { interpreter_flag().store(on); }
+bool cpu_interpreter() { return interpreter_flag().load(); }
 bool cpu_generic_kernels() { return generic_kernels_enabled(); }
 
 void cpu_wait_for_promotions() { wait_for_background_jobs(); }

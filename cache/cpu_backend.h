@@ -46,6 +46,12 @@ void cpu_clear_caches();
 void cpu_set_generic_kernels(bool on);
 bool cpu_generic_kernels();
 
+/// The interpreter tier (jit/cpu/interpreter.h): on unless LT_INTERPRETER=0
+/// or cpu_set_interpreter(false); off, every kernel compiles before its first
+/// launch. Kernels already running interpreted keep their state.
+void cpu_set_interpreter(bool on);
+bool cpu_interpreter();
+
 /// Returns once the promotions to the full tier started so far have been
 /// published (they compile on a background thread; docs/cpu-jit.md "Tiers").
 void cpu_wait_for_promotions();

@@ -16,6 +16,9 @@
 #include <vector>
 
 #include "cache/kernel_cache.h"
+#if LT_HAVE_CPU_JIT
+#include "cache/cpu_backend.h"
+#endif
 #include "ir/counters.h"
 #include "lazy/lazytensor.h"
 #include "lazy/runtime.h"
@@ -360,10 +363,24 @@ BOOST_AUTO_TEST_CASE(a_tensor_is_usable_after_a_failed_op_on_it) {
   expect_result("a tensor whose kernel failed to compile computes once the compiler works", [] {
     if (runtime::backend_name() != "cpu") return;
     // Off the disk cache, whose kernels an earlier run may have stored: this kernel must really compile.
+    // And compiled at its first launch, not run in the interpreter.
     set_kernel_cache_config({"", 0});
+#if LT_HAVE_CPU_JIT
+    const bool interpreter = cpu_interpreter();
+    cpu_set_interpreter(false);
+#endif
     struct Restore {
-      ~Restore() { set_kernel_cache_config(KernelCacheConfig::from_env()); }
-    } restore;
+      bool interpreter;
+      ~Restore() {
+        set_kernel_cache_config(KernelCacheConfig::from_env());
+#if LT_HAVE_CPU_JIT
+        cpu_set_interpreter(interpreter);
+#endif
+      }
+    } restore{false};
+#if LT_HAVE_CPU_JIT
+    restore.interpreter = interpreter;
+#endif
     Tensor a = lt::exp(t23()) * 0.5 - 0.25;  // a new expression: its kernels are not cached yet
     ::setenv("LT_TEST_FAIL_COMPILE", "1", 1);
     bool raised = false;

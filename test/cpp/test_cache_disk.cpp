@@ -149,6 +149,10 @@ BOOST_AUTO_TEST_CASE(a_new_process_loads_every_kernel_from_disk) {
   BOOST_CHECK_EQUAL(temp_files(dir), 0u);
 }
 
+// Every kernel compiled before its first launch (no interpreter tier), for
+// the tests that follow compiled objects through the tiers and the disk.
+constexpr const char* kCompiled = " LT_INTERPRETER=0";
+
 // Tiers (jit/cpu/jit.h): every kernel of the probe, its matmul too, starts at
 // the quick tier (its exp/tanh/softmax kernels calling math functions
 // compiled once and cached like kernels, the others plain). LT_TIER_UP_MS=0
@@ -158,19 +162,20 @@ BOOST_AUTO_TEST_CASE(a_new_process_loads_every_kernel_from_disk) {
 // away and needs no math function. LT_TIERED=0 compiles the full tier only.
 BOOST_AUTO_TEST_CASE(hot_kernels_are_promoted_and_a_new_process_starts_at_the_full_tier) {
   std::string dir = fresh_dir("tiers");
-  Probe first = populate(dir);
+  Probe first = run_probe(dir_env(dir) + kCompiled);
+  BOOST_REQUIRE_EQUAL(first["ok"], 1);
   BOOST_TEST(first["math_functions_compiled"] > 0);
   BOOST_TEST(first["kernels_promoted"] == 0);  // a few microseconds of runs: far from 30 ms
   BOOST_TEST(first["quick_kernels"] == first["kernels_compiled"]);  // every kernel, the matmul too
   BOOST_TEST(first["math_kernels"] > 0);
   BOOST_TEST(first["math_kernels"] < first["quick_kernels"]);  // kernels without transcendentals too
-  Probe hot = run_probe(dir_env(dir) + " LT_TIER_UP_MS=0");
+  Probe hot = run_probe(dir_env(dir) + kCompiled + " LT_TIER_UP_MS=0");
   BOOST_TEST(hot["ok"] == 1);
   BOOST_TEST(hot["compiled"] == 0);  // quick kernels and math functions came from disk
   BOOST_TEST(hot["kernels_promoted"] == first["quick_kernels"]);
   BOOST_TEST(hot["disk_stores"] == hot["kernels_promoted"]);
   BOOST_TEST(hot.checksum() == first.checksum());
-  Probe warm = run_probe(dir_env(dir));
+  Probe warm = run_probe(dir_env(dir) + kCompiled);
   BOOST_TEST(warm["ok"] == 1);
   BOOST_TEST(warm["compiled"] == 0);
   BOOST_TEST(warm["kernels_promoted"] == 0);
@@ -178,7 +183,7 @@ BOOST_AUTO_TEST_CASE(hot_kernels_are_promoted_and_a_new_process_starts_at_the_fu
   BOOST_TEST(warm["disk_loads"] == first["kernels_compiled"]);
   BOOST_TEST(warm.checksum() == first.checksum());
 
-  Probe flat = run_probe(dir_env(fresh_dir("untiered")) + " LT_TIERED=0");
+  Probe flat = run_probe(dir_env(fresh_dir("untiered")) + kCompiled + " LT_TIERED=0");
   BOOST_TEST(flat["ok"] == 1);
   BOOST_TEST(flat["math_functions_compiled"] == 0);
   BOOST_TEST(flat["kernels_compiled"] == first["kernels_compiled"]);

@@ -5,6 +5,7 @@
 // times), and that the result still matches the reference evaluator.
 #define BOOST_TEST_MODULE compile_path
 
+#include "cache/kernel_cache.h"
 #include "ir/counters.h"
 #include "jit_test_util.h"
 #include "scheduler/generic.h"
@@ -245,4 +246,36 @@ BOOST_AUTO_TEST_CASE(other_sizes_of_a_structure_within_its_first_plan_stay_speci
   Plan q = plan_of({ops::softmax(random_input(DType::Float32, {256, 613}, -1, 1, 33), 1)});
   BOOST_TEST(generic.generalize_plan(&q.kernels) == 1);
   BOOST_TEST(q.kernels[0].symbolic_domain());
+}
+
+// The interpreter tier (jit/cpu/interpreter.h): a new elementwise kernel runs
+// interpreted, is compiled once its launches have taken LT_INTERPRET_UP_MS,
+// and every run before and after computes the same bits.
+BOOST_AUTO_TEST_CASE(a_cold_elementwise_kernel_runs_in_the_interpreter_then_compiles_with_the_same_bits) {
+  if (!cpu_interpreter()) return;  // LT_INTERPRETER=0
+  // Off the disk cache, where an earlier run of the suite stored this kernel's compiled code.
+  set_kernel_cache_config({"", 0});
+  struct Restore {
+    ~Restore() { set_kernel_cache_config(KernelCacheConfig::from_env()); }
+  } restore;
+  NodePtr x = random_input(DType::Float32, {1 << 20}, -4, 4, 91);
+  NodePtr y = ops::add(ops::mul(ops::tanh(ops::mul(x, f32(1.0625))), f32(0.75)), ops::mul(x, f32(-0.1875)));
+  Trace t = capture_trace({y}).trace;
+  const int64_t interpreted = counter_value("kernels_interpreted"), compiled = counter_value("kernels_compiled"),
+                tiered = counter_value("kernels_tiered_up");
+  std::vector<BufferPtr> first = run_cpu(t);
+  BOOST_TEST(counter_value("kernels_interpreted") - interpreted == 1);
+  BOOST_TEST(counter_value("kernels_compiled") == compiled);  // nothing compiled for the first run
+  BOOST_TEST(counter_value("kernels_tiered_up") == tiered);   // nor at its end
+  check_outputs(evaluate_reference(t), first, [](DType d) { return Tolerance{0, rtol_for(d), 1}; });
+  const size_t bytes = static_cast<size_t>(first[0]->numel()) * sizeof(float);
+  int runs = 1;
+  for (; runs < 200 && counter_value("kernels_tiered_up") == tiered; ++runs) {
+    std::vector<BufferPtr> again = run_cpu(t);
+    BOOST_TEST(std::memcmp(again[0]->data(), first[0]->data(), bytes) == 0);
+  }
+  BOOST_TEST(counter_value("kernels_tiered_up") - tiered == 1);
+  BOOST_TEST(runs >= 2);  // not within the sync that first ran it
+  std::vector<BufferPtr> compiled_run = run_cpu(t);  // now the quick tier's code
+  BOOST_TEST(std::memcmp(compiled_run[0]->data(), first[0]->data(), bytes) == 0);
 }

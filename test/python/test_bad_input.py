@@ -295,10 +295,11 @@ print("computed")
 
 
 def test_a_kernel_that_fails_to_compile_raises_and_the_tensor_computes_later():
-    # A separate process without the disk cache: a kernel an earlier run stored would never compile.
+    # A separate process without the disk cache: a kernel an earlier run stored would never compile;
+    # and without the interpreter, which would run the kernel before compiling it.
     if lt.debug.backend() != "cpu":
         pytest.skip("the compile-failure hook is in the CPU JIT")
-    env = dict(os.environ, LT_CACHE="0",
+    env = dict(os.environ, LT_CACHE="0", LT_INTERPRETER="0",
                PYTHONPATH=os.pathsep.join([os.path.dirname(os.path.dirname(lt.__file__)), os.environ.get("PYTHONPATH", "")]))
     env.pop("LT_TEST_FAIL_COMPILE", None)
     out = subprocess.run([sys.executable, "-c", _COMPILE_FAULT_PROGRAM], env=env, capture_output=True, text=True, timeout=300)
