@@ -148,6 +148,9 @@ std::atomic<bool>& interpreter_flag() {
   return on;
 }
 
+/// Interpreted kernels compiled at the end of one sync, at most (launch()).
+constexpr size_t kTierUpsPerSync = 8;
+
 int64_t interpret_up_ns() {
   static const int64_t ns = [] {
     const char* e = std::getenv("LT_INTERPRET_UP_MS");
@@ -696,6 +699,18 @@ std::vector<BufferPtr> CpuBackend::launch(const std::shared_ptr<const Executable
       std::fprintf(stderr, "[lt]   %-40s %9.3f ms %8.2f GB/s\n", k.name.c_str(), ms,
                    ms > 0 ? static_cast<double>(k.bytes_moved()) / (ms * 1e6) : 0.0);
     }
+  }
+  // At most kTierUpsPerSync compiles per sync, the hottest first: a step
+  // whose kernels all became hot at once spreads their compiles over the
+  // next steps instead of pausing for all of them (the others stay
+  // interpreted and are picked again at the end of the next sync).
+  if (tier_up_now.size() > kTierUpsPerSync) {
+    std::sort(tier_up_now.begin(), tier_up_now.end(), [&](size_t a, size_t b) {
+      return exe.promotions[a]->interpreted->ns.load() > exe.promotions[b]->interpreted->ns.load();
+    });
+    for (size_t i = kTierUpsPerSync; i < tier_up_now.size(); ++i)
+      exe.promotions[tier_up_now[i]]->interpreted->started.store(false);
+    tier_up_now.resize(kTierUpsPerSync);
   }
   for (size_t ki : tier_up_now) {
     if (promote_in_background())

@@ -24,13 +24,36 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 
+#include "jit/cpu/jit.h"
 #include "scheduler/kernel.h"
 
 namespace lt::cpu {
 
-/// Whether the interpreter runs `kernel` (with the values its compiled code computes).
+/// Whether the interpreter runs `kernel` (with the values its compiled code
+/// computes): an Elementwise kernel without float pow, or a MatMul kernel
+/// whose packing and epilogue sub-kernels are such kernels (the driver and
+/// the micro-kernel are the compiled path's own, so the product is the same).
 bool kernel_interpretable(const Kernel& kernel);
+
+/// An Elementwise kernel prepared to run interpreted with one launch's
+/// scalars (its literals and runtime scalars evaluated once), callable as
+/// its compiled entry: run(args, begin, end) computes elements [begin, end)
+/// of args->buffers (args->scalars is not read) and records index errors in
+/// args->error. The MatMul driver runs its sub-kernels through it.
+class InterpretedKernel {
+ public:
+  InterpretedKernel(Kernel kernel, const int64_t* scalars);
+  ~InterpretedKernel();
+  InterpretedKernel(const InterpretedKernel&) = delete;
+  InterpretedKernel& operator=(const InterpretedKernel&) = delete;
+  int32_t run(const KernelArgs* args, int64_t begin, int64_t end) const;
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
 
 /// The math functions an interpreted `kernel` calls (as kernel_math_functions):
 /// they must be loaded (load_math_function) before it runs.

@@ -16,6 +16,7 @@
 #include "absl/container/flat_hash_map.h"
 #include "ir/error.h"
 #include "jit/cpu/codegen.h"
+#include "jit/cpu/interpreter.h"
 #include "llvm/IR/IRBuilder.h"
 #include "llvm/IR/Intrinsics.h"
 #include "llvm/Support/raw_ostream.h"
@@ -425,8 +426,18 @@ void generate_ukr(llvm::Module& m, const std::string& name, DType dt, const Bloc
 using UkrFn = void (*)(int64_t, const void*, const void*, void*, int64_t, int64_t);
 using CfgFn = int64_t (*)();
 
+/// A packing or epilogue sub-kernel: its compiled entry, or the interpreter's
+/// (a MatMul kernel that starts in the interpreter, interpreter.h).
+struct SubFn {
+  KernelFn fn = nullptr;
+  std::shared_ptr<const InterpretedKernel> interp;
+  int32_t operator()(const KernelArgs* args, int64_t begin, int64_t end) const {
+    return fn ? fn(args, begin, end) : interp->run(args, begin, end);
+  }
+};
+
 struct Table {
-  KernelFn pack_a, pack_b, epi;
+  SubFn pack_a, pack_b, epi;
   UkrFn ukr;
   Blocking bl;
   Dims d;
@@ -494,9 +505,9 @@ std::shared_ptr<const Table> table_for(const Kernel& k, KernelFn fn, const std::
   if (it != tables().end() && it->second.serves(owner)) return it->second.table;
   std::string sym = loaded_symbol(fn);  // the quick or the full object (jit.h, Tier)
   auto t = std::make_shared<Table>();
-  t->pack_a = packs_directly(k, true) ? nullptr : reinterpret_cast<KernelFn>(lookup_jit_symbol(sym + ".pack_a"));
-  t->pack_b = packs_directly(k, false) ? nullptr : reinterpret_cast<KernelFn>(lookup_jit_symbol(sym + ".pack_b"));
-  t->epi = reinterpret_cast<KernelFn>(lookup_jit_symbol(sym + ".epi"));
+  t->pack_a.fn = packs_directly(k, true) ? nullptr : reinterpret_cast<KernelFn>(lookup_jit_symbol(sym + ".pack_a"));
+  t->pack_b.fn = packs_directly(k, false) ? nullptr : reinterpret_cast<KernelFn>(lookup_jit_symbol(sym + ".pack_b"));
+  t->epi.fn = reinterpret_cast<KernelFn>(lookup_jit_symbol(sym + ".epi"));
   int64_t cfg = reinterpret_cast<CfgFn>(lookup_jit_symbol(sym + ".cfg"))();
   t->bl.mr = static_cast<int>(cfg & 0xff);
   t->bl.nv = static_cast<int>((cfg >> 8) & 0xff);
@@ -644,7 +655,7 @@ void pack_operand(const Kernel& k, const Table& t, const Dims& d, bool lhs, void
   std::vector<void*> bufs(buffers, buffers + k.buffers.size());
   bufs.push_back(dst);
   KernelArgs args{bufs.data(), scalars, err};
-  KernelFn fn = lhs ? t.pack_a : t.pack_b;
+  const SubFn& fn = lhs ? t.pack_a : t.pack_b;
   parallel_ranges(o.batch * o.extent * d.K, 1 << 13, 1, [&](int64_t i0, int64_t i1) { fn(&args, i0, i1); });
 }
 
@@ -683,17 +694,61 @@ void generate_matmul_kernel(const Kernel& k, llvm::Module& m, const std::string&
   b.CreateRet(b.getInt32(0));
 }
 
+namespace {
+
+/// The blocking, dims, micro-kernel and checks a table needs, for a kernel
+/// that runs without an object (the interpreter), as table_for reads them
+/// from a compiled one.
+Table interpreted_table(const Kernel& k) {
+  Table t;
+  DType dt = k.buffers[k.mm_acc].dtype;
+  t.bl = blocking_for(dt);
+  t.ukr = ukr_for(dt, t.bl);
+  t.d = dims_of(k, t.bl);
+  MatMulChecks checks = matmul_unread_checks(k);
+  t.checks_a = !checks.lhs.empty();
+  t.checks_b = !checks.rhs.empty();
+  t.plain_out = plain_output(k);
+  return t;
+}
+
+void drive(const Kernel& k, const Table& table, bool interpreted, void* const* buffers, const int64_t* scalars);
+
+}  // namespace
+
+bool matmul_interpretable(const Kernel& k) {
+  if (k.kind != KernelKind::MatMul || k.mm_acc < 0) return false;
+  DType dt = k.buffers[k.mm_acc].dtype;
+  if (dt != DType::Float32 && dt != DType::Float64 && dt != DType::Int32 && dt != DType::Int64) return false;
+  Blocking bl = blocking_for(dt);
+  Dims d = dims_of(k, bl);
+  if (!packs_directly(k, true) && !kernel_interpretable(pack_kernel(k, true, bl, d))) return false;
+  if (!packs_directly(k, false) && !kernel_interpretable(pack_kernel(k, false, bl, d))) return false;
+  return kernel_interpretable(epilogue_kernel(k));
+}
+
+void launch_matmul_interpreted(const Kernel& k, void* const* buffers, const int64_t* scalars) {
+  drive(k, interpreted_table(k), /*interpreted=*/true, buffers, scalars);
+}
+
 void launch_matmul(const Kernel& k, KernelFn fn, const std::shared_ptr<const void>& owner, void* const* buffers,
                    const int64_t* scalars) {
   std::shared_ptr<const Table> tp = table_for(k, fn, owner);
-  const Table& t = *tp;
+  drive(k, *tp, /*interpreted=*/false, buffers, scalars);
+}
+
+namespace {
+
+void drive(const Kernel& k, const Table& table, bool interpreted, void* const* buffers, const int64_t* scalars) {
+  Table local;
+  const Table* tp = &table;
   // A shape-generic kernel's sizes are this launch's (the table's are those of its first launch).
   const bool generic = generic_matmul(k);
-  const Dims d = generic ? dims_of(k, t.bl) : t.d;
+  const Dims d = generic || interpreted ? dims_of(k, table.bl) : table.d;
   if (d.B == 0 || d.M == 0 || d.N == 0) return;
   std::vector<int64_t> extended;  // the kernel's scalars, then its DerivedSlot values
   if (generic) {
-    const Blocking& bl = t.bl;
+    const Blocking& bl = table.bl;
     extended.assign(scalars, scalars + k.scalar_types.size());
     for (bool lhs : {true, false}) {
       const Operand o = operand_of(k, lhs, bl, d);
@@ -702,6 +757,18 @@ void launch_matmul(const Kernel& k, KernelFn fn, const std::shared_ptr<const voi
     for (int64_t v : {d.B, d.M, d.N}) extended.push_back(v);
     scalars = extended.data();
   }
+  if (interpreted) {
+    // The sub-kernels for this launch's sizes and scalars (a generic kernel's derived slots included).
+    local = table;
+    local.d = d;
+    if (!packs_directly(k, true))
+      local.pack_a.interp = std::make_shared<const InterpretedKernel>(pack_kernel(k, true, local.bl, d), scalars);
+    if (!packs_directly(k, false))
+      local.pack_b.interp = std::make_shared<const InterpretedKernel>(pack_kernel(k, false, local.bl, d), scalars);
+    local.epi.interp = std::make_shared<const InterpretedKernel>(epilogue_kernel(k), scalars);
+    tp = &local;
+  }
+  const Table& t = *tp;
   DType dt = k.buffers[k.mm_acc].dtype;
   const int64_t es = static_cast<int64_t>(dtype_size(dt));
   const int64_t MR = t.bl.mr, NR = t.bl.nr(dt), KC = std::max<int64_t>(t.bl.kc, 1);
@@ -806,5 +873,7 @@ void launch_matmul(const Kernel& k, KernelFn fn, const std::shared_ptr<const voi
     raise_bad_index(err.code, err.value, err.axis, err.bound);
   }
 }
+
+}  // namespace
 
 }  // namespace lt::cpu

@@ -41,6 +41,14 @@ void generate_matmul_kernel(const Kernel& kernel, llvm::Module& module, const st
 void launch_matmul(const Kernel& kernel, KernelFn fn, const std::shared_ptr<const void>& owner, void* const* buffers,
                    const int64_t* scalars);
 
+/// Whether a MatMul kernel runs in the interpreter (interpreter.h): its
+/// packing and epilogue sub-kernels are interpretable Elementwise kernels.
+bool matmul_interpretable(const Kernel& kernel);
+
+/// Runs a MatMul kernel with no object: the driver and the process's
+/// micro-kernel as launch_matmul, the sub-kernels interpreted.
+void launch_matmul_interpreted(const Kernel& kernel, void* const* buffers, const int64_t* scalars);
+
 /// Address of a symbol already linked into the JIT (compiler.cpp).
 void* lookup_jit_symbol(const std::string& name);
 
