@@ -296,7 +296,8 @@ class CpuBackend final : public Backend {
   cpu::KernelEntry kernel(const Kernel& k, double* compile_ms, int* compiled, cpu::Tier tier = cpu::Tier::Full,
                           bool compile = true, bool promotion = false);
   /// Loads the math functions a Quick object of `k` calls (disk cache, or compiled).
-  void ensure_math_functions(const Kernel& k);
+  void ensure_math_functions(const Kernel& k) { ensure_math_functions(cpu::kernel_math_functions(k)); }
+  void ensure_math_functions(const std::vector<std::string>& names);
   /// Recompiles kernel `ki` of `exe` at Full and publishes it; a failure is
   /// logged and leaves the Quick code running.
   void promote(const Executable& exe, size_t ki);
@@ -402,9 +403,9 @@ cpu::KernelEntry CpuBackend::kernel(const Kernel& k, double* compile_ms, int* co
   return fn;
 }
 
-void CpuBackend::ensure_math_functions(const Kernel& k) {
+void CpuBackend::ensure_math_functions(const std::vector<std::string>& names) {
   static std::mutex mu;  // one compile per function, and none while another thread loads it
-  for (const std::string& name : cpu::kernel_math_functions(k)) {
+  for (const std::string& name : names) {
     if (cpu::math_function_loaded(name)) continue;
     std::lock_guard<std::mutex> lock(mu);
     if (cpu::math_function_loaded(name)) continue;
@@ -583,7 +584,7 @@ std::shared_ptr<const Executable> CpuBackend::executable(const Trace& trace, con
       if (interpreter_flag().load(std::memory_order_relaxed) && cpu::kernel_interpretable(ks[i])) {
         cpu::KernelEntry quick = kernel(ks[i], &ms[d], &counts[d], cpu::Tier::Quick, /*compile=*/false);
         if (!quick.fn) {
-          if (cpu::interpreter_needs_math(ks[i])) ensure_math_functions(ks[i]);
+          ensure_math_functions(cpu::interpreter_math_functions(ks[i]));
           exe->promotions[i]->interpreted = interpreted_state(ks[i]);
           counters::kernels_interpreted.add();
           return;

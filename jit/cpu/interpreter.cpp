@@ -8,6 +8,7 @@
 // names it where it is not the obvious one).
 #include "jit/cpu/interpreter.h"
 
+#include <algorithm>
 #include <atomic>
 #include <cmath>
 #include <cstring>
@@ -268,10 +269,15 @@ bool kernel_interpretable(const Kernel& k) {
   return true;
 }
 
-bool interpreter_needs_math(const Kernel& k) {
-  for (const KOp& o : k.ops)
-    if (o.code == KOpCode::Compute && transcendental(o.op)) return true;
-  return false;
+std::vector<std::string> interpreter_math_functions(const Kernel& k) {
+  std::vector<std::string> names;
+  for (const KOp& o : k.ops) {
+    if (o.code != KOpCode::Compute || !transcendental(o.op)) continue;
+    // Float16 and BFloat16 compute in float32; Sigmoid calls the exp function.
+    std::string name = math_function_name(o.op == Op::Sigmoid ? Op::Exp : o.op, k.ops[o.inputs[0]].dtype == DType::Float64);
+    if (!name.empty() && std::find(names.begin(), names.end(), name) == names.end()) names.push_back(name);
+  }
+  return names;
 }
 
 struct InterpretedKernel::Impl {

@@ -25,6 +25,8 @@
 
 #include <cstdint>
 #include <memory>
+#include <string>
+#include <vector>
 
 #include "jit/cpu/jit.h"
 #include "scheduler/kernel.h"
@@ -55,9 +57,10 @@ class InterpretedKernel {
   std::unique_ptr<Impl> impl_;
 };
 
-/// The math functions an interpreted `kernel` calls (as kernel_math_functions):
-/// they must be loaded (load_math_function) before it runs.
-bool interpreter_needs_math(const Kernel& kernel);
+/// The math functions an interpreted `kernel` calls ("lt_m_exp_f32", ...; a
+/// MatMul kernel's epilogue too): they must be loaded (load_math_function)
+/// before it runs.
+std::vector<std::string> interpreter_math_functions(const Kernel& kernel);
 
 /// Runs the kernel over its whole domain, as launch_kernel runs a compiled
 /// entry (the same ranges on the same threads), raising the error its index
