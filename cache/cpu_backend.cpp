@@ -41,7 +41,7 @@ Counter promote_ms("promote_ms");
 Counter math_functions_compiled("math_functions_compiled");
 Counter math_compile_ms("math_compile_ms");
 Counter kernels_generic("kernels_generic");  // plan kernels rewritten to a shape-generic form (scheduler/generic.h)
-Counter kernels_interpreted("kernels_interpreted");  // kernels a sync ran in the interpreter instead of compiling
+Counter kernels_interpreted("kernels_interpreted");  // kernels new to the process that started in the interpreter
 Counter kernels_tiered_up("kernels_tiered_up");      // interpreted kernels compiled (Tier::Quick) once hot
 }  // namespace counters
 
@@ -459,6 +459,7 @@ std::shared_ptr<Interpreted> CpuBackend::interpreted_state(const Kernel& k) {
   auto fresh = std::make_shared<Interpreted>();
   fresh->first_sync = syncs_.load() + 1;  // the next sync is the first that can run it
   slot = fresh;
+  counters::kernels_interpreted.add();
   if (interpreted_.size() >= 2 * kernels_pruned_at_)
     absl::erase_if(interpreted_, [](const auto& kv) { return kv.second.expired(); });
   return fresh;
@@ -586,7 +587,6 @@ std::shared_ptr<const Executable> CpuBackend::executable(const Trace& trace, con
         if (!quick.fn) {
           ensure_math_functions(cpu::interpreter_math_functions(ks[i]));
           exe->promotions[i]->interpreted = interpreted_state(ks[i]);
-          counters::kernels_interpreted.add();
           return;
         }
         exe->fns[i] = std::move(quick);

@@ -455,6 +455,13 @@ BOOST_AUTO_TEST_CASE(matmul_kernels_unloaded_and_reloaded_in_turn_keep_their_own
   // entry address and must never be taken from the object unloaded there.
   runtime::set_backend("cpu");
   TraceCacheCapacity cap(1);
+  // Compiled objects, not the interpreter tier (which loads none).
+  const bool interpreter = cpu_interpreter();
+  cpu_set_interpreter(false);
+  struct Restore {
+    bool on;
+    ~Restore() { cpu_set_interpreter(on); }
+  } restore{interpreter};
   Tensor a = Tensor::from_vector<float>(iota_values(6 * 5), {6, 5}), b = Tensor::from_vector<float>(iota_values(5 * 7), {5, 7});
   Tensor c = Tensor::from_vector<float>(iota_values(9 * 4), {9, 4}), d = Tensor::from_vector<float>(iota_values(4 * 3), {4, 3});
   auto want = [](int m, int k, int n, int i, int j) {

@@ -9,9 +9,10 @@ from lazytensor.utils.data import DataLoader, TensorDataset
 
 
 def compiled():
-    """Kernels compiled or loaded from the disk cache (a shared LT_CACHE_DIR may hold them already)."""
+    """Kernels new to this process: compiled, loaded from the disk cache (a shared LT_CACHE_DIR may hold them
+    already), or started in the interpreter (docs/cpu-jit.md, "The interpreter tier")."""
     c = torch.debug.counters()
-    return c["kernels_compiled"] + c["disk_loads"]
+    return c["kernels_compiled"] + c["disk_loads"] + c["kernels_interpreted"]
 
 
 def misses():
