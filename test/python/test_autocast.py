@@ -150,10 +150,36 @@ CASES = {
         f(X3.transpose(1, 0, 2).copy()), f(X3.transpose(1, 0, 2).copy()), f(X3.transpose(1, 0, 2).copy()), 4, 2,
         f(_data(15, 12, 4)), f(_data(16, 12)), None, None, False, 0.0, f(_data(17, 4, 4)), f(_data(18, 4)),
         need_weights=False)[0],
+    "inner": lambda t, f: t.inner(f(A), f(B)),
+    "outer": lambda t, f: t.outer(f(A[0]), f(A[1])),
+    "vdot": lambda t, f: t.vdot(f(A[0]), f(A[1])),
+    "kron": lambda t, f: t.kron(f(A), f(B)),
+    "normalize": lambda t, f: t.nn.functional.normalize(f(A)),
+    "unfold": lambda t, f: t.nn.functional.unfold(f(IMG), 2),
+    "local_response_norm 4-d": lambda t, f: t.nn.functional.local_response_norm(f(IMG), 2),
+    "local_response_norm 3-d": lambda t, f: t.nn.functional.local_response_norm(f(SEQ), 2),
+    "nn.Conv2d": lambda t, f: _module(t, t.nn.Conv2d, 2, 3, 3)(f(IMG)),
+    "nn.ConvTranspose2d": lambda t, f: _module(t, t.nn.ConvTranspose2d, 2, 3, 3)(f(IMG)),
+    "nn.RNN": lambda t, f: _module(t, t.nn.RNN, 4, 3)(f(X3))[0],
+    "nn.LSTM": lambda t, f: _module(t, t.nn.LSTM, 4, 3)(f(X3))[0],
+    "nn.GRU": lambda t, f: _module(t, t.nn.GRU, 4, 3)(f(X3))[0],
+    "nn.LSTMCell": lambda t, f: _module(t, t.nn.LSTMCell, 4, 3)(f(A))[0],
+    "nn.GRUCell": lambda t, f: _module(t, t.nn.GRUCell, 4, 3)(f(A)),
+    "nn.MultiheadAttention": lambda t, f: _module(t, t.nn.MultiheadAttention, 4, 2)(f(X3), f(X3), f(X3))[0],
+    "nn.MultiheadAttention weights": lambda t, f: _module(t, t.nn.MultiheadAttention, 4, 2)(f(X3), f(X3), f(X3))[1],
+    "nn.TransformerEncoderLayer": lambda t, f: _module(t, t.nn.TransformerEncoderLayer, 4, 2, 8, dropout=0.0)(f(X3)),
+    "nn.LayerNorm": lambda t, f: _module(t, t.nn.LayerNorm, 4)(f(A)),
+    "nn.BatchNorm2d": lambda t, f: _module(t, t.nn.BatchNorm2d, 2)(f(IMG)),
 }
 
 _LIBS = {"lazytensor": torch, "torch": ref}
 _LOWP = {"float32": lambda t: t.float, "bfloat16": lambda t: t.bfloat16, "float64": lambda t: t.double}
+
+
+def _module(t, cls, *args, **kwargs):
+    """The layer in float32, its parameters autocast like any other float32 input."""
+    t.manual_seed(0)
+    return cls(*args, **kwargs)
 
 
 def _linear_module(t):

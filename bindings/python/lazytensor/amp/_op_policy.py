@@ -48,7 +48,7 @@ POLICIES = {
            "soft_margin_loss", "margin_ranking_loss", "hinge_embedding_loss", "cosine_embedding_loss",
            "triplet_margin_loss", "multi_margin_loss", "multilabel_margin_loss", "ctc_loss"),
     PROMOTE: ("cat", "concat", "stack", "index_copy"),
-    AS_IS: ("bilinear", "mv", "dot", "addmv", "addr"),
+    AS_IS: ("bilinear", "mv", "addmv"),
 }
 
 # torch.linalg's functions of the FP32 list, looked up on lazytensor.linalg.
@@ -136,6 +136,12 @@ def _pad_policy(input, pad, mode="constant", value=None):
     return FP32 if mode in _FP32_PAD_MODES else AS_IS
 
 
+def _local_response_norm_policy(input, *args, **kwargs):
+    """torch's local_response_norm sums the squares with avg_pool3d (FP32) from 4-d inputs up, and with
+    avg_pool2d (no list) for 3-d ones."""
+    return FP32 if input.dim() > 3 else AS_IS
+
+
 def install(torch_module, functional, linalg):
     """Wraps the listed functions and rebinds every reference to them in lazytensor's modules and Tensor."""
     wrappers = {}  # id(original) -> wrapper
@@ -152,16 +158,25 @@ def install(torch_module, functional, linalg):
     for name in LINALG_FP32:
         add(linalg.__dict__.get(name), FP32)
     add(functional.__dict__.get("pad"), _pad_policy)
+    add(functional.__dict__.get("local_response_norm"), _local_response_norm_policy)
 
     for name, original in list(Tensor.__dict__.items()):
         if id(original) in wrappers:
             setattr(Tensor, name, wrappers[id(original)])
     prefix = torch_module.__name__
+    classes = set()
     for module_name, module in list(sys.modules.items()):
         if module is None or not (module_name == prefix or module_name.startswith(prefix + ".")):
             continue
         namespace = module.__dict__
-        for name, original in list(namespace.items()):
-            if id(original) in wrappers and not isinstance(original, type):
-                namespace[name] = wrappers[id(original)]
-    return {w.__name__ for w in wrappers.values()}
+        for name, value in list(namespace.items()):
+            if id(value) in wrappers:
+                namespace[name] = wrappers[id(value)]
+            elif isinstance(value, type) and value.__module__.startswith(prefix + ".") and value is not Tensor:
+                classes.add(value)
+    for cls in classes:  # a layer that holds its function as a class attribute: nn.Conv2d's _fn
+        for name, value in list(vars(cls).items()):
+            if isinstance(value, staticmethod) and id(value.__func__) in wrappers:
+                setattr(cls, name, staticmethod(wrappers[id(value.__func__)]))
+            elif id(value) in wrappers:
+                setattr(cls, name, wrappers[id(value)])
