@@ -540,3 +540,196 @@ def test_transformer_autocast_training_matches_torch():
     _compare_records(records["lazytensor"], records["torch"])
     assert records["torch"][0] == ("torch.bfloat16", "torch.float32")
     np.testing.assert_allclose(losses, rlosses, rtol=2e-2)
+
+
+# ---- GradScaler ----
+
+GradScaler = torch.cuda.amp.GradScaler
+
+
+def _scaler(**kwargs):
+    return GradScaler(_allow_host=True, **kwargs)
+
+
+def test_grad_scaler_is_disabled_without_cuda_as_torch():
+    for lib in (torch, ref):
+        with pytest.warns(UserWarning, match="CUDA is not available.  Disabling."):
+            scaler = lib.cuda.amp.GradScaler()
+        assert scaler.is_enabled() is False
+        assert scaler.get_scale() == 1.0 and scaler.state_dict() == {}
+    assert _scaler().is_enabled() is True
+
+
+def _reference_update(scale, good_steps, found_inf, growth_factor, backoff_factor, growth_interval):
+    """torch's documented update rule (torch._amp_update_scale_)."""
+    if found_inf:
+        return scale * backoff_factor, 0
+    if good_steps + 1 == growth_interval:
+        grown = np.float32(scale * growth_factor)
+        return (float(grown) if np.isfinite(grown) else scale), 0
+    return scale, good_steps + 1
+
+
+def _step(scaler, opt, p, grad_value):
+    """One iteration whose loss has gradient grad_value (an inf or NaN to overflow) w.r.t. p."""
+    opt.zero_grad()
+    loss = (p * torch.tensor(grad_value)).sum()
+    scaler.scale(loss).backward()
+    scaler.step(opt)
+    scaler.update()
+
+
+def test_grad_scaler_update_follows_torch_rule():
+    p = torch.nn.Parameter(torch.ones(3))
+    opt = torch.optim.SGD([p], lr=0.0)
+    scaler = _scaler(init_scale=1024.0, growth_factor=2.0, backoff_factor=0.25, growth_interval=3)
+    scale, good = 1024.0, 0
+    for found_inf in [False, False, False, False, True, False, False, False, True, True, False, False, False]:
+        _step(scaler, opt, p, float("inf") if found_inf else 1.0)
+        scale, good = _reference_update(scale, good, found_inf, 2.0, 0.25, 3)
+        assert scaler.get_scale() == scale
+        assert scaler._get_growth_tracker() == good
+    assert scale == 1024.0 * 2 * 0.25 * 2 * 0.25 * 0.25 * 2
+
+
+def test_grad_scaler_scale_does_not_grow_past_float32():
+    p = torch.nn.Parameter(torch.ones(1))
+    opt = torch.optim.SGD([p], lr=0.0)
+    scaler = _scaler(init_scale=2.0 ** 127, growth_interval=1)
+    _step(scaler, opt, p, 0.0)
+    assert scaler.get_scale() == 2.0 ** 127
+
+
+def test_grad_scaler_scales_loss_and_unscales_gradients():
+    p = torch.nn.Parameter(torch.tensor([1.0, -2.0, 3.0]))
+    opt = torch.optim.SGD([p], lr=0.5)
+    scaler = _scaler(init_scale=256.0)
+    loss = (p * p).sum()
+    scaled = scaler.scale(loss)
+    assert scaled.shape == (1,) and scaled.item() == 256.0 * 14.0
+    assert scaler.scale([loss, (loss, loss)])[1][0].item() == 256.0 * 14.0
+    scaled.backward()
+    np.testing.assert_array_equal(p.grad.numpy(), 256.0 * np.array([2.0, -4.0, 6.0], np.float32))
+    scaler.unscale_(opt)
+    np.testing.assert_array_equal(p.grad.numpy(), [2.0, -4.0, 6.0])
+    scaler.step(opt)  # does not unscale again
+    np.testing.assert_array_equal(p.detach().numpy(), [0.0, 0.0, 0.0])
+    scaler.update()
+    assert scaler.get_scale() == 256.0 and scaler._get_growth_tracker() == 1
+
+
+@pytest.mark.parametrize("bad", [float("inf"), float("-inf"), float("nan")])
+def test_grad_scaler_skips_the_step_and_backs_off_on_inf_or_nan(bad):
+    p = torch.nn.Parameter(torch.ones(2))
+    q = torch.nn.Parameter(torch.ones(2))
+    opt = torch.optim.SGD([p, q], lr=0.5)
+    scaler = _scaler(init_scale=64.0)
+    opt.zero_grad()
+    loss = (p * torch.tensor([1.0, bad])).sum() + q.sum()
+    scaler.scale(loss).backward()
+    assert scaler.step(opt) is None
+    np.testing.assert_array_equal(p.detach().numpy(), [1.0, 1.0])  # skipped
+    np.testing.assert_array_equal(q.detach().numpy(), [1.0, 1.0])
+    scaler.update()
+    assert scaler.get_scale() == 32.0 and scaler._get_growth_tracker() == 0
+    opt.zero_grad()
+    scaler.scale(p.sum() + q.sum()).backward()
+    scaler.step(opt)
+    np.testing.assert_array_equal(p.detach().numpy(), [0.5, 0.5])  # a finite step runs
+
+
+def test_grad_scaler_training_loop_with_autocast_learns():
+    torch.manual_seed(0)
+    model = torch.nn.Sequential(torch.nn.Linear(8, 16), torch.nn.ReLU(), torch.nn.Linear(16, 1))
+    opt = torch.optim.SGD(model.parameters(), lr=0.05)
+    scaler = _scaler(init_scale=2.0 ** 16, growth_interval=2)
+    rs = np.random.RandomState(0)
+    x = torch.tensor(rs.randn(64, 8).astype(np.float32))
+    y = x.sum(1, keepdim=True)
+    losses = []
+    for _ in range(12):
+        opt.zero_grad()
+        with torch.autocast("cpu"):
+            loss = torch.nn.functional.mse_loss(model(x), y)
+        scaler.scale(loss).backward()
+        scaler.step(opt)
+        scaler.update()
+        losses.append(loss.item())
+        assert all(p.grad.dtype == torch.float32 for p in model.parameters())
+    assert losses[-1] < 0.5 * losses[0]
+    assert scaler.get_scale() == 2.0 ** 16 * 2 ** 6  # every step finite: grows every second one
+
+
+def test_grad_scaler_call_order_errors_match_torch():
+    p = torch.nn.Parameter(torch.ones(2))
+    opt = torch.optim.SGD([p], lr=0.1)
+    scaler = _scaler()
+    with pytest.raises(AssertionError, match="Attempted unscale_ but _scale is None"):
+        scaler.unscale_(opt)
+    with pytest.raises(AssertionError, match="Attempted step but _scale is None"):
+        scaler.step(opt)
+    scaler.scale(p.sum()).backward()
+    with pytest.raises(RuntimeError, match="Closure use is not currently supported"):
+        scaler.step(opt, closure=lambda: None)
+    scaler.unscale_(opt)
+    with pytest.raises(RuntimeError, match="unscale_\\(\\) has already been called on this optimizer"):
+        scaler.unscale_(opt)
+    scaler.step(opt)
+    with pytest.raises(RuntimeError, match="unscale_\\(\\) is being called after step\\(\\)"):
+        scaler.unscale_(opt)
+    with pytest.raises(RuntimeError, match="step\\(\\) has already been called since the last update\\(\\)"):
+        scaler.step(opt)
+    scaler.update()
+    with pytest.raises(AssertionError, match="No inf checks were recorded prior to update"):
+        scaler.update()
+    with pytest.raises(AssertionError, match="growth factor must be > 1.0"):
+        _scaler(growth_factor=1.0)
+    with pytest.raises(AssertionError, match="backoff factor must be < 1.0"):
+        _scaler(backoff_factor=1.0)
+
+
+def test_grad_scaler_rejects_float16_gradients():
+    p = torch.nn.Parameter(torch.ones(2, dtype=torch.float16))
+    opt = torch.optim.SGD([p], lr=0.1)
+    scaler = _scaler()
+    scaler.scale(p.float().sum()).backward()
+    with pytest.raises(ValueError, match="Attempting to unscale FP16 gradients."):
+        scaler.unscale_(opt)
+
+
+def test_grad_scaler_update_with_new_scale():
+    p = torch.nn.Parameter(torch.ones(2))
+    opt = torch.optim.SGD([p], lr=0.1)
+    scaler = _scaler()
+    scaler.scale(p.sum()).backward()
+    scaler.step(opt)
+    scaler.update(8.0)
+    assert scaler.get_scale() == 8.0
+    scaler.scale(p.sum()).backward()
+    scaler.step(opt)
+    scaler.update(torch.tensor([4.0]))
+    assert scaler.get_scale() == 4.0
+    with pytest.raises(AssertionError, match="new_scale should be a float"):
+        scaler.scale(p.sum())
+        scaler.update(torch.tensor([1.0, 2.0]))
+
+
+def test_grad_scaler_state_dict_round_trip():
+    p = torch.nn.Parameter(torch.ones(2))
+    opt = torch.optim.SGD([p], lr=0.1)
+    scaler = _scaler(init_scale=512.0, growth_factor=4.0, backoff_factor=0.125, growth_interval=5)
+    for _ in range(2):
+        _step(scaler, opt, p, 1.0)
+    state = scaler.state_dict()
+    assert state == {"scale": 512.0, "growth_factor": 4.0, "backoff_factor": 0.125, "growth_interval": 5,
+                     "_growth_tracker": 2}
+    fresh = _scaler()
+    fresh.load_state_dict(state)
+    assert fresh.state_dict() == state
+    for _ in range(3):
+        _step(fresh, opt, p, 1.0)
+    assert fresh.get_scale() == 2048.0 and fresh._get_growth_tracker() == 0
+    with pytest.raises(RuntimeError, match="saved from a disabled instance"):
+        fresh.load_state_dict({})
+    assert fresh.get_growth_factor() == 4.0 and fresh.get_backoff_factor() == 0.125
+    assert fresh.get_growth_interval() == 5
