@@ -25,6 +25,7 @@ autocast region a wrapper costs one thread-local attribute read.
 """
 import functools
 import sys
+import types
 
 from .._C import Tensor, bfloat16, float16, float32, promote_types
 from .autocast_mode import state
@@ -147,10 +148,13 @@ def install(torch_module, functional, linalg):
     wrappers = {}  # id(original) -> wrapper
 
     def add(obj, policy):
+        if isinstance(obj, types.ModuleType):  # lazytensor.trace: the fusion lab, which calls torch.trace
+            return
         if obj is not None and id(obj) not in wrappers and not hasattr(obj, "autocast_policy"):
             wrappers[id(obj)] = _wrap(obj, policy)
 
-    namespaces = (torch_module.__dict__, Tensor.__dict__, functional.__dict__, torch_module._C.__dict__)
+    namespaces = (torch_module.__dict__, torch_module.functional.__dict__, Tensor.__dict__, functional.__dict__,
+                  torch_module._C.__dict__)
     for policy, names in POLICIES.items():
         for name in names:
             for namespace in namespaces:
