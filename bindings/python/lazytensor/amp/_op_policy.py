@@ -21,7 +21,7 @@ their dispatch key: linear's inner matmul is not cast again, and an AS_IS op's i
 install() wraps each listed function once, where it is defined, and rebinds every reference the
 package's modules and the Tensor class hold to it, so `torch.mm`, `Tensor.mm`, `a @ b`, `F.linear` and
 a module that imported `linear` from nn/_functional_linear.py all see the same wrapper. Outside an
-autocast region a wrapper costs one thread-local attribute read.
+autocast region a wrapper costs one Python call and one thread-local attribute read.
 """
 import functools
 import sys
@@ -63,9 +63,8 @@ _FP32_PAD_MODES = ("reflect", "replicate")
 _ELIGIBLE = (float32, float16, bfloat16)  # float64 is never cast, as in torch
 
 
-def _lower(t):
+def _lower(t, to):
     """t in the autocast dtype; the cast of a float32 leaf parameter is made once per autocast region."""
-    to = state.cpu_dtype
     if not (state.cache_enabled and t.dtype == float32 and t.requires_grad and t.is_leaf and not t._is_view()):
         return t.to(to)
     hit = state.cast_cache.get(id(t))
@@ -76,46 +75,43 @@ def _lower(t):
     return cast
 
 
-def _caster(policy, args, kwargs):
-    """The function that casts one argument for this call, or None when nothing is cast."""
-    if policy == LOWER_PRECISION_FP:
-        to = state.cpu_dtype
-        return lambda t: _lower(t) if t.dtype in _ELIGIBLE and t.dtype != to else t
-    if policy == FP32:
-        return lambda t: t.to(float32) if t.dtype in (float16, bfloat16) else t
-    if policy == PROMOTE:
-        widest = state.cpu_dtype
-        for t in _tensors(args, kwargs):
-            if t.dtype in _ELIGIBLE:
-                widest = promote_types(widest, t.dtype)
-        return lambda t: t.to(widest) if t.dtype in _ELIGIBLE and t.dtype != widest else t
-    return None
-
-
-def _tensors(args, kwargs):
-    for a in (*args, *kwargs.values()):
-        if isinstance(a, Tensor):
-            yield a
-        elif isinstance(a, (list, tuple)):
-            yield from (t for t in a if isinstance(t, Tensor))
-
-
-def _cast_all(cast, value):
+def _cast(value, to, policy):
+    """value (a tensor, a list or tuple of them, anything else) with its castable floating tensors in `to`."""
     if isinstance(value, Tensor):
-        return cast(value)
+        dtype = value.dtype
+        if dtype == to or dtype not in _ELIGIBLE:
+            return value
+        return _lower(value, to) if policy == LOWER_PRECISION_FP else value.to(to)
     if isinstance(value, (list, tuple)) and any(isinstance(t, Tensor) for t in value):
-        return type(value)(cast(t) if isinstance(t, Tensor) else t for t in value)
+        return type(value)(_cast(t, to, policy) for t in value)
     return value
+
+
+def _widest(args, kwargs):
+    widest = state.cpu_dtype
+    for value in (*args, *kwargs.values()):
+        for t in (value if isinstance(value, (list, tuple)) else (value,)):
+            if isinstance(t, Tensor) and t.dtype in _ELIGIBLE:
+                widest = promote_types(widest, t.dtype)
+    return widest
 
 
 def _run(fn, policy, args, kwargs):
     """fn under autocast: its inputs cast by the policy, and autocast off while it runs."""
-    if callable(policy):
+    if not isinstance(policy, str):
         policy = policy(*args, **kwargs)
-    cast = _caster(policy, args, kwargs)
-    if cast is not None:
-        args = tuple(_cast_all(cast, a) for a in args)
-        kwargs = {k: _cast_all(cast, v) for k, v in kwargs.items()}
+    if policy == LOWER_PRECISION_FP:
+        to = state.cpu_dtype
+    elif policy == FP32:
+        to = float32  # only the narrower floats change: float32 is already it, float64 is not castable
+    elif policy == PROMOTE:
+        to = _widest(args, kwargs)
+    else:
+        to = None
+    if to is not None:
+        args = [_cast(a, to, policy) for a in args]
+        if kwargs:
+            kwargs = {k: _cast(v, to, policy) for k, v in kwargs.items()}
     state.cpu_enabled = False
     try:
         return fn(*args, **kwargs)
