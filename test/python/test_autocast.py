@@ -733,3 +733,43 @@ def test_grad_scaler_state_dict_round_trip():
         fresh.load_state_dict({})
     assert fresh.get_growth_factor() == 4.0 and fresh.get_backoff_factor() == 0.125
     assert fresh.get_growth_interval() == 5
+
+
+def test_custom_fwd_and_custom_bwd_behave_as_torch():
+    seen = {}
+    for lib in (torch, ref):
+        amp = lib.cuda.amp
+
+        class Ctx:
+            pass
+
+        @amp.custom_fwd
+        def forward(ctx, x):
+            return x * 2, lib.is_autocast_enabled()
+
+        @amp.custom_fwd(cast_inputs=lib.float32)
+        def forward_fp32(ctx, x):
+            return x.dtype, lib.is_autocast_enabled()
+
+        @amp.custom_bwd
+        def backward(ctx, g):
+            return lib.is_autocast_enabled()
+
+        x = lib.ones(2, dtype=lib.bfloat16)
+        out = []
+        for cuda_autocast in (False, True):
+            lib.set_autocast_enabled(cuda_autocast)
+            try:
+                ctx, ctx32 = Ctx(), Ctx()
+                _, inside = forward(ctx, x)
+                dtype, inside32 = forward_fp32(ctx32, x)
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore")  # autocast("cuda") without CUDA
+                    after = backward(ctx, x)
+                out.append((ctx._fwd_used_autocast, inside, str(dtype), inside32, ctx32._fwd_used_autocast, after))
+            finally:
+                lib.set_autocast_enabled(False)
+        seen[lib.__name__] = out
+        assert forward.__name__ == "forward"
+    assert seen["lazytensor"] == seen["torch"]
+    assert seen["torch"][1][:2] == (True, True) and seen["torch"][1][3] is False
