@@ -542,6 +542,60 @@ def test_transformer_autocast_training_matches_torch():
     np.testing.assert_allclose(losses, rlosses, rtol=2e-2)
 
 
+
+def _tiny_gpt(lib, vocab=40, width=48, heads=4, context=16):
+    """A GPT block written with Linear, LayerNorm, @, masked_fill, softmax and gelu, in either library."""
+    nn = lib.nn
+
+    class Block(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.tok = nn.Embedding(vocab, width)
+            self.pos = nn.Embedding(context, width)
+            self.ln1, self.ln2, self.ln_f = nn.LayerNorm(width), nn.LayerNorm(width), nn.LayerNorm(width)
+            self.qkv = nn.Linear(width, 3 * width)
+            self.proj = nn.Linear(width, width)
+            self.fc1, self.fc2 = nn.Linear(width, 4 * width), nn.Linear(4 * width, width)
+            self.head = nn.Linear(width, vocab, bias=False)
+            self.register_buffer("mask", lib.tril(lib.ones(context, context)))
+
+        def forward(self, idx):
+            b, t = idx.shape
+            x = self.tok(idx) + self.pos(lib.arange(t))
+            q, k, v = self.qkv(self.ln1(x)).split(width, dim=2)
+            q, k, v = (z.view(b, t, heads, width // heads).transpose(1, 2) for z in (q, k, v))
+            att = (q @ k.transpose(-2, -1)) * (1.0 / (width // heads) ** 0.5)
+            att = att.masked_fill(self.mask[:t, :t] == 0, float("-inf")).softmax(-1)
+            y = (att @ v).transpose(1, 2).reshape(b, t, width)
+            x = x + self.proj(y)
+            x = x + self.fc2(nn.functional.gelu(self.fc1(self.ln2(x))))
+            return self.head(self.ln_f(x))
+
+    return Block()
+
+
+def test_tiny_gpt_autocast_training_matches_torch():
+    ref.manual_seed(0)
+    rmodel = _tiny_gpt(ref)
+    model = _tiny_gpt(torch)
+    _copy_parameters(model, rmodel)
+    rs = np.random.RandomState(2)
+    seqs = [rs.randint(0, 40, (4, 17)) for _ in range(2)]
+    batches = [(s[:, :-1], s[:, 1:]) for s in seqs] * 4
+
+    def loss_fn(lib):
+        return lambda logits, y: lib.nn.functional.cross_entropy(logits.reshape(-1, logits.shape[-1]), y.reshape(-1))
+
+    records = {"lazytensor": [], "torch": []}
+    losses = _train(torch, model, torch.optim.AdamW(model.parameters(), lr=3e-3), batches, loss_fn(torch),
+                    records["lazytensor"])
+    rlosses = _train(ref, rmodel, ref.optim.AdamW(rmodel.parameters(), lr=3e-3), batches, loss_fn(ref),
+                     records["torch"])
+    _compare_records(records["lazytensor"], records["torch"])
+    assert records["torch"][0] == ("torch.bfloat16", "torch.float32")
+    np.testing.assert_allclose(losses, rlosses, rtol=2e-2)
+    assert losses[-1] < 0.9 * losses[0]
+
 # ---- GradScaler ----
 
 GradScaler = torch.cuda.amp.GradScaler
