@@ -178,7 +178,6 @@ _LAZYTENSOR_ACCEPTS = {("nn.LayerNorm", "bfloat16"), ("nn.LayerNorm", "float64")
                        ("nn.TransformerEncoderLayer", "bfloat16")}
 
 _LIBS = {"lazytensor": torch, "torch": ref}
-_LOWP = {"float32": lambda t: t.float, "bfloat16": lambda t: t.bfloat16, "float64": lambda t: t.double}
 
 
 def _module(t, cls, *args, **kwargs):
@@ -196,7 +195,7 @@ def _output_dtype(lib, case, input_dtype):
     t = _LIBS[lib]
 
     def f(array):
-        return getattr(t.tensor(array), {"float32": "float", "bfloat16": "bfloat16", "float64": "double"}[input_dtype])()
+        return t.tensor(array).to(getattr(t, input_dtype))
 
     try:
         with t.autocast("cpu", dtype=t.bfloat16):
