@@ -118,6 +118,9 @@ CASES = {
     "linalg.eigvalsh": lambda t, f: t.linalg.eigvalsh(f(A + A.T)),
     "linalg.lstsq": lambda t, f: t.linalg.lstsq(f(SPD), f(B))[0],
     "linalg.matrix_norm": lambda t, f: t.linalg.matrix_norm(f(A)),
+    "linalg.matrix_rank": lambda t, f: t.linalg.matrix_rank(f(A)).float(),
+    "linalg.pinv": lambda t, f: t.linalg.pinv(f(A)),
+    "linalg.cross": lambda t, f: t.linalg.cross(f(A[:, :3]), f(A[:, 1:])),
     "linalg.vector_norm": lambda t, f: t.linalg.vector_norm(f(A)),
     "linalg.norm": lambda t, f: t.linalg.norm(f(A)),
     "norm": lambda t, f: t.norm(f(A)),
@@ -177,6 +180,12 @@ CASES = {
 _LAZYTENSOR_ACCEPTS = {("nn.LayerNorm", "bfloat16"), ("nn.LayerNorm", "float64"), ("nn.BatchNorm2d", "float64"),
                        ("nn.TransformerEncoderLayer", "bfloat16")}
 
+# Where lazytensor differs from torch, as docs/dtypes.md says: torch's linalg.pinv is composite, an SVD in
+# float32 (FP32 list) then a matmul in bfloat16, while lazytensor's is one float32 decomposition on the host,
+# which refuses bfloat16 input as .numpy() does (TypeError; torch's SVD raises RuntimeError).
+_KNOWN_DIFFERENCES = {("linalg.pinv", "float32"): ("float32", "bfloat16"),
+                      ("linalg.pinv", "bfloat16"): ("raises TypeError", "raises RuntimeError")}
+
 _LIBS = {"lazytensor": torch, "torch": ref}
 
 
@@ -226,6 +235,9 @@ def test_output_dtype_under_autocast_matches_torch(name, input_dtype):
     got = _output_dtype("lazytensor", case, input_dtype)
     if expected.startswith("raises") and (name, input_dtype) in _LAZYTENSOR_ACCEPTS:
         pytest.skip("torch 1.13 " + expected + "; lazytensor gives " + got)
+    if (name, input_dtype) in _KNOWN_DIFFERENCES:
+        assert (got, expected) == _KNOWN_DIFFERENCES[name, input_dtype]
+        return
     assert got == expected, "{} from {} under autocast: lazytensor {}, torch {}".format(
         name, input_dtype, got, expected)
 
