@@ -838,3 +838,17 @@ def test_custom_fwd_and_custom_bwd_behave_as_torch():
         assert forward.__name__ == "forward"
     assert seen["lazytensor"] == seen["torch"]
     assert seen["torch"][1][:2] == (True, True) and seen["torch"][1][3] is False
+
+
+def test_out_forms_are_not_cast_as_torch():
+    a_np = _data(22, 3, 3)
+    for lib in (torch, ref):
+        a = lib.tensor(a_np)
+        o = lib.empty(3, 3)
+        with lib.autocast("cpu"):
+            r = lib.matmul(a, a, out=o)
+            c = lib.empty(6, 3)
+            lib.cat([a, a.bfloat16()], out=c)
+        assert r is o and o.dtype == lib.float32 and c.dtype == lib.float32
+        np.testing.assert_allclose(o.numpy(), a_np @ a_np, rtol=1e-5, atol=1e-5)
+        np.testing.assert_allclose(c.numpy()[:3], a_np)

@@ -100,6 +100,8 @@ def _run(fn, policy, args, kwargs):
     """fn under autocast: its inputs cast by the policy, and autocast off while it runs."""
     if not isinstance(policy, str):
         policy = policy(*args, **kwargs)
+    if kwargs.get("out") is not None:
+        policy = AS_IS  # torch's autocast lists hold no out= forms: they run as called
     if policy == LOWER_PRECISION_FP:
         to = state.cpu_dtype
     elif policy == FP32:
