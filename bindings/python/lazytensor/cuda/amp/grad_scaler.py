@@ -95,7 +95,7 @@ class GradScaler:
                 grads.append(param.grad)
         for grad in grads:  # as torch._amp_foreach_non_finite_check_and_unscale_: every gradient is scaled
             found_inf = _C.maximum(found_inf, (~grad.isfinite()).any().reshape(1).to(_C.float32))
-            grad.mul_(inv_scale.to(grad.dtype))
+            grad.mul_(inv_scale)  # in float32, rounded to the gradient's dtype once, as torch
         return {"cpu": found_inf}
 
     def unscale_(self, optimizer):
