@@ -37,6 +37,7 @@ CASES = {
     "matmul": lambda t, f: t.matmul(f(A), f(B)),
     "operator @": lambda t, f: f(A) @ f(B),
     "Tensor.matmul": lambda t, f: f(A).matmul(f(B)),
+    "__rmatmul__": lambda t, f: f(B).__rmatmul__(f(A)),
     "bmm": lambda t, f: t.bmm(f(X3), f(X3)),
     "baddbmm": lambda t, f: t.baddbmm(f(X3), f(X3), f(X3)),
     "addmm": lambda t, f: t.addmm(f(A), f(A), f(B)),
@@ -92,6 +93,8 @@ CASES = {
     "adaptive_max_pool2d": lambda t, f: t.nn.functional.adaptive_max_pool2d(f(IMG), 2),
     "max_unpool2d": lambda t, f: t.nn.functional.max_unpool2d(
         f(IMG[..., ::2, ::2].copy()), t.nn.functional.max_pool2d(t.tensor(IMG), 2, return_indices=True)[1], 2),
+    "max_unpool3d": lambda t, f: t.nn.functional.max_unpool3d(
+        f(VOL[..., ::2, ::2, ::2].copy()), t.nn.functional.max_pool3d(t.tensor(VOL), 2, return_indices=True)[1], 2),
     "pad reflect 1d": lambda t, f: t.nn.functional.pad(f(SEQ), (1, 1), mode="reflect"),
     "pad reflect 2d": lambda t, f: t.nn.functional.pad(f(IMG), (1, 1, 1, 1), mode="reflect"),
     "pad replicate 1d": lambda t, f: t.nn.functional.pad(f(SEQ), (1, 1), mode="replicate"),
@@ -240,6 +243,17 @@ def test_output_dtype_under_autocast_matches_torch(name, input_dtype):
         return
     assert got == expected, "{} from {} under autocast: lazytensor {}, torch {}".format(
         name, input_dtype, got, expected)
+
+
+def test_every_op_of_the_table_that_lazytensor_has_is_a_dtype_case():
+    aliases = {"__matmul__": "operator @"}
+    for names in _op_policy.POLICIES.values():
+        for name in names:
+            if any(hasattr(ns, name) for ns in (torch, torch.nn.functional, torch.Tensor)):
+                assert aliases.get(name, name) in CASES, name
+    for name in _op_policy.LINALG_FP32:
+        if hasattr(torch.linalg, name):
+            assert "linalg." + name in CASES, name
 
 
 def test_every_listed_op_is_installed():
