@@ -11,10 +11,13 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <condition_variable>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <mutex>
+#include <thread>
 
 #include "absl/container/flat_hash_map.h"
 #include "cache/background_worker.h"
@@ -262,12 +265,97 @@ struct Promotion {
   std::shared_ptr<const cpu::KernelEntry> full;
 };
 
+/// The kernels of a new executable, fetched (from memory, from disk, or
+/// compiled) on worker threads while its first launch runs: launch() waits
+/// for each kernel just before running it, and fetches one that no thread
+/// has started itself. So a cold sync's kernels run (interpreted, or as soon
+/// as their compile is done) while later ones still compile, instead of after
+/// the last compile.
+class Fetch {
+ public:
+  Fetch(size_t n, std::function<void(size_t)> one)
+      : n_(n), one_(std::move(one)), state_(new std::atomic<int>[n]) {
+    for (size_t d = 0; d < n; ++d) state_[d].store(kTodo);
+  }
+  ~Fetch() { join(); }
+  Fetch(const Fetch&) = delete;
+  Fetch& operator=(const Fetch&) = delete;
+
+  void start(size_t threads) {
+    for (size_t t = 0; t < threads && t < n_; ++t) workers_.emplace_back([this] {
+      for (size_t d; (d = next_.fetch_add(1)) < n_;)
+        if (take(d)) fetch(d);
+    });
+  }
+  /// Returns once kernel `d` is fetched (fetching it here if no thread took it); rethrows its failure.
+  void wait(size_t d) {
+    if (state_[d].load(std::memory_order_acquire) == kDone) return;
+    if (take(d)) fetch(d);
+    std::unique_lock<std::mutex> lock(mu_);
+    cv_.wait(lock, [&] { return state_[d].load() >= kDone; });
+    if (state_[d].load() == kFailed) std::rethrow_exception(error_);
+  }
+  /// Fetches what is left, joins the workers and rethrows the first failure.
+  void finish() {
+    for (size_t d = 0; d < n_ && !failed_.load(); ++d)
+      if (take(d)) fetch(d);
+    join();
+    one_ = nullptr;  // drops what the fetch captured
+    if (error_) std::rethrow_exception(error_);
+  }
+
+ private:
+  static constexpr int kTodo = 0, kTaken = 1, kDone = 2, kFailed = 3;
+  bool take(size_t d) {
+    int todo = kTodo;
+    return state_[d].compare_exchange_strong(todo, kTaken);
+  }
+  void fetch(size_t d) {
+    int result = kDone;
+    try {
+      one_(d);
+    } catch (...) {
+      std::lock_guard<std::mutex> lock(mu_);
+      if (!error_) error_ = std::current_exception();
+      failed_.store(true);
+      result = kFailed;
+      next_.store(n_);  // the workers stop after their current kernel
+    }
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      state_[d].store(result, std::memory_order_release);
+    }
+    cv_.notify_all();
+  }
+  void join() {
+    for (std::thread& t : workers_)
+      if (t.joinable()) t.join();
+    workers_.clear();
+  }
+
+  size_t n_;
+  std::function<void(size_t)> one_;
+  std::unique_ptr<std::atomic<int>[]> state_;
+  std::atomic<size_t> next_{0};
+  std::mutex mu_;
+  std::condition_variable cv_;
+  std::exception_ptr error_;
+  std::atomic<bool> failed_{false};
+  std::vector<std::thread> workers_;
+};
+
 struct Executable {
   std::shared_ptr<const Plan> plan;
   std::vector<cpu::KernelEntry> fns;
   std::vector<std::unique_ptr<Promotion>> promotions;  // per kernel; null where it runs at Full
   std::vector<size_t> first;  // the first kernel with the same key (whose entry and promotion it shares)
+  std::vector<size_t> slot;   // per kernel: the index of its first among the distinct kernels (Fetch)
   int generic = 0;            // plan kernels rewritten to a shape-generic form (LT_DEBUG=1)
+  /// While a new executable's first launch runs: its kernels being fetched.
+  mutable std::unique_ptr<Fetch> fetch;  // reset by complete() once every kernel is fetched
+  Hash128 key;                    // its trace-cache key, while it is not cached yet (pipelined)
+  std::vector<double> fetch_ms;   // per distinct kernel: compile ms (Fetch)
+  std::vector<int> fetch_counts;  // per distinct kernel: kernels compiled
 };
 
 class CpuBackend final : public Backend {
@@ -277,8 +365,12 @@ class CpuBackend final : public Backend {
   bool run_cached(const Hash128& hash, const std::vector<BufferPtr>& params, const std::vector<ScalarValue>& scalars,
                   const RunOptions& options, std::vector<BufferPtr>* outputs) override;
 
-  std::shared_ptr<const Executable> executable(const Trace& trace, const RunOptions& options, bool* hit, double* compile_ms,
-                                               int* compiled);
+  /// The executable of `trace`: cached, or planned now. A new one is
+  /// inserted into the trace cache once its kernels are fetched; with
+  /// `pipelined` that is left to its first launch (launch(), run()), which
+  /// runs its kernels while later ones are still being fetched.
+  std::shared_ptr<const Executable> executable(const Trace& trace, const RunOptions& options, bool* hit,
+                                               double* compile_ms, int* compiled, bool pipelined = false);
   void clear() {
     traces_.clear();
     explainer_.clear();
@@ -313,6 +405,9 @@ class CpuBackend final : public Backend {
   /// inputs and fails unless they wrote the same bits; the buffers are left
   /// as they were (the caller then runs it for real).
   void check_interpreter(const Kernel& k, void* const* ptrs, const int64_t* scalars);
+
+  /// Waits for a new executable's kernels (Executable::fetch) and rethrows a failed fetch.
+  void complete(const Executable& exe);
 
   /// Remembers a loaded kernel without keeping it loaded (`fn.keep` is left empty).
   void remember(const Hash128& key, const cpu::KernelEntry& fn);
@@ -533,7 +628,7 @@ void CpuBackend::remember(const Hash128& key, const cpu::KernelEntry& fn) {
 }
 
 std::shared_ptr<const Executable> CpuBackend::executable(const Trace& trace, const RunOptions& options, bool* hit,
-                                                         double* compile_ms, int* compiled) {
+                                                         double* compile_ms, int* compiled, bool pipelined) {
   const FusionPolicy& policy = fusion_policy(options.fusion);
   Hash128 key = trace_key(hash_of(trace), policy);
   if (std::shared_ptr<const Executable> cached = traces_.find(key)) {
@@ -568,48 +663,86 @@ std::shared_ptr<const Executable> CpuBackend::executable(const Trace& trace, con
   }
   exe->fns.resize(ks.size());
   exe->promotions.resize(ks.size());
-  std::vector<double> ms(distinct.size(), 0.0);
-  std::vector<int> counts(distinct.size(), 0);
-  cpu::compile_in_parallel(distinct.size(), [&](size_t d) {
+  exe->first = first;
+  std::vector<size_t> slot_of_first(ks.size(), 0);
+  for (size_t d = 0; d < distinct.size(); ++d) slot_of_first[distinct[d]] = d;
+  for (size_t i = 0; i < ks.size(); ++i) exe->slot.push_back(slot_of_first[first[i]]);
+  exe->fetch_ms.assign(distinct.size(), 0.0);
+  exe->fetch_counts.assign(distinct.size(), 0);
+  // A repeated kernel shares the first one's entry and promotion (launch() reads them at `first`).
+  Executable* e = exe.get();  // the fetch is owned by the executable: no reference back
+  exe->fetch = std::make_unique<Fetch>(distinct.size(), [this, e, distinct](size_t d) {
+    const std::vector<Kernel>& ks = e->plan->kernels;
     size_t i = distinct[d];
+    double* ms = &e->fetch_ms[d];
+    int* counts = &e->fetch_counts[d];
     // A kernel with a quick tier starts there, unless its full object is
     // cached already (memory or disk: it was promoted before).
     if (tiering_enabled() && cpu::kernel_has_quick_tier(ks[i])) {
-      cpu::KernelEntry full = kernel(ks[i], &ms[d], &counts[d], cpu::Tier::Full, /*compile=*/false);
+      cpu::KernelEntry full = kernel(ks[i], ms, counts, cpu::Tier::Full, /*compile=*/false);
       if (full.fn) {
-        exe->fns[i] = std::move(full);
+        e->fns[i] = std::move(full);
         return;
       }
-      exe->promotions[i] = std::make_unique<Promotion>();
+      e->promotions[i] = std::make_unique<Promotion>();
       // Not compiled yet and the interpreter takes it: it starts there.
       if (interpreter_flag().load(std::memory_order_relaxed) && cpu::kernel_interpretable(ks[i])) {
-        cpu::KernelEntry quick = kernel(ks[i], &ms[d], &counts[d], cpu::Tier::Quick, /*compile=*/false);
+        cpu::KernelEntry quick = kernel(ks[i], ms, counts, cpu::Tier::Quick, /*compile=*/false);
         if (!quick.fn) {
           ensure_math_functions(cpu::interpreter_math_functions(ks[i]));
-          exe->promotions[i]->interpreted = interpreted_state(ks[i]);
+          e->promotions[i]->interpreted = interpreted_state(ks[i]);
           return;
         }
-        exe->fns[i] = std::move(quick);
+        e->fns[i] = std::move(quick);
         return;
       }
-      exe->fns[i] = kernel(ks[i], &ms[d], &counts[d], cpu::Tier::Quick);
+      e->fns[i] = kernel(ks[i], ms, counts, cpu::Tier::Quick);
       return;
     }
-    exe->fns[i] = kernel(ks[i], &ms[d], &counts[d]);
+    e->fns[i] = kernel(ks[i], ms, counts);
   });
-  // A repeated kernel shares the first one's entry and promotion.
-  for (size_t i = 0; i < ks.size(); ++i) exe->fns[i] = exe->fns[first[i]];
-  for (size_t i = 0; i < ks.size(); ++i) exe->first.push_back(first[i]);
-  for (size_t d = 0; d < distinct.size(); ++d) *compile_ms += ms[d], *compiled += counts[d];
+  exe->fetch->start(cpu::compile_threads());
+  if (pipelined) {
+    exe->key = key;
+    return exe;
+  }
+  complete(*exe);
+  for (size_t d = 0; d < distinct.size(); ++d) *compile_ms += exe->fetch_ms[d], *compiled += exe->fetch_counts[d];
   return traces_.insert(key, std::move(exe));
+}
+
+void CpuBackend::complete(const Executable& exe) {
+  if (!exe.fetch) return;
+  exe.fetch->finish();  // rethrows a failed fetch: the executable is not cached
+  exe.fetch.reset();
 }
 
 std::vector<BufferPtr> CpuBackend::run(const Trace& trace, const RunOptions& options) {
   bool hit = false;
   double compile_ms = 0;
   int compiled = 0;
-  std::shared_ptr<const Executable> exe = executable(trace, options, &hit, &compile_ms, &compiled);
-  return launch(exe, trace.params, trace.scalars, hash_of(trace), hit, compiled, compile_ms);
+  std::shared_ptr<const Executable> exe = executable(trace, options, &hit, &compile_ms, &compiled, /*pipelined=*/true);
+  if (hit) return launch(exe, trace.params, trace.scalars, hash_of(trace), hit, compiled, compile_ms);
+  // A new executable: its first launch waits for each kernel's fetch. It is
+  // cached once every kernel is fetched (also when a kernel failed at run
+  // time: the plan and its code are fine), not when a fetch failed.
+  std::vector<BufferPtr> outputs;
+  try {
+    outputs = launch(exe, trace.params, trace.scalars, hash_of(trace), hit, compiled, compile_ms);
+  } catch (...) {
+    std::exception_ptr launch_error = std::current_exception();
+    bool fetched = true;
+    try {
+      complete(*exe);
+    } catch (...) {
+      fetched = false;
+    }
+    if (fetched) traces_.insert(exe->key, exe);
+    std::rethrow_exception(launch_error);
+  }
+  complete(*exe);  // done in launch(); a no-op here
+  traces_.insert(exe->key, exe);
+  return outputs;
 }
 
 bool CpuBackend::run_cached(const Hash128& hash, const std::vector<BufferPtr>& params,
@@ -662,6 +795,7 @@ std::vector<BufferPtr> CpuBackend::launch(const std::shared_ptr<const Executable
   const int64_t sync = syncs_.fetch_add(1) + 1;
   for (size_t ki = 0; ki < plan.kernels.size(); ++ki) {
     const Kernel& k = plan.kernels[ki];
+    if (exe.fetch) exe.fetch->wait(exe.slot[ki]);  // a new executable: this kernel's fetch
     ptrs.clear();
     for (const KernelBuffer& kb : k.buffers) ptrs.push_back(kb.plan_buffer >= 0 ? data[kb.plan_buffer] : nullptr);
     scalar_bits.clear();
@@ -671,7 +805,7 @@ std::vector<BufferPtr> CpuBackend::launch(const std::shared_ptr<const Executable
     std::shared_ptr<const cpu::KernelEntry> full = promo ? std::atomic_load(&promo->full) : nullptr;
     Interpreted* interp = promo && !full ? promo->interpreted.get() : nullptr;
     std::shared_ptr<const cpu::KernelEntry> quick = interp ? std::atomic_load(&interp->quick) : nullptr;
-    const cpu::KernelEntry& entry = full ? *full : quick ? *quick : exe.fns[ki];
+    const cpu::KernelEntry& entry = full ? *full : quick ? *quick : exe.fns[exe.first[ki]];
     if (!entry.fn) {  // in the interpreter until it is hot
       if (interpret_check()) check_interpreter(k, ptrs.data(), scalar_bits.data());
       cpu::launch_interpreted(k, ptrs.data(), scalar_bits.data());
@@ -712,6 +846,10 @@ std::vector<BufferPtr> CpuBackend::launch(const std::shared_ptr<const Executable
     for (size_t i = kTierUpsPerSync; i < tier_up_now.size(); ++i)
       exe.promotions[tier_up_now[i]]->interpreted->started.store(false);
     tier_up_now.resize(kTierUpsPerSync);
+  }
+  if (exe.fetch) {  // every kernel is fetched by now (each was waited for): the compile counts for LT_DEBUG
+    exe.fetch->finish();
+    for (size_t d = 0; d < exe.fetch_ms.size(); ++d) compile_ms += exe.fetch_ms[d], compiled += exe.fetch_counts[d];
   }
   for (size_t ki : tier_up_now) {
     if (promote_in_background())

@@ -740,13 +740,17 @@ void launch_kernel(const Kernel& kernel, const KernelEntry& entry, void* const* 
   raise_kernel_error(err);
 }
 
-void compile_in_parallel(size_t n, const std::function<void(size_t)>& compile_one) {
+size_t compile_threads() {
   static const size_t cap = [] {
     const char* e = std::getenv("LT_COMPILE_THREADS");
     int v = e && *e ? std::atoi(e) : 0;
     return v > 0 ? static_cast<size_t>(v) : std::max<size_t>(1, std::thread::hardware_concurrency());
   }();
-  size_t threads = std::min(n, cap);
+  return cap;
+}
+
+void compile_in_parallel(size_t n, const std::function<void(size_t)>& compile_one) {
+  size_t threads = std::min(n, compile_threads());
   if (threads <= 1) {
     for (size_t i = 0; i < n; ++i) compile_one(i);
     return;

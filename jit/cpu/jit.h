@@ -180,6 +180,8 @@ std::string loaded_symbol(KernelFn fn);
 /// loading into the JIT is serialised. The first exception is rethrown once
 /// every thread has finished its current kernel.
 void compile_in_parallel(size_t n, const std::function<void(size_t)>& compile_one);
+/// The threads compile_in_parallel uses (one per core, or LT_COMPILE_THREADS).
+size_t compile_threads();
 /// The optimised LLVM IR of a kernel, for LT_DEBUG=4.
 std::string kernel_llvm_ir(const Kernel& kernel, bool optimized = true, Tier tier = Tier::Full);
 
