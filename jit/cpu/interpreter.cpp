@@ -257,12 +257,29 @@ RunRange run_range_for_host() {
 
 }  // namespace
 
+/// The primitives the block evaluation implements (interpreter_block.inc).
+/// A primitive added to the registry later is not here until the
+/// interpreter learns it: kernels using it are compiled, as before.
+bool interpreter_handles(Op op) {
+  switch (op) {
+    case Op::Cast: case Op::Detach: case Op::Neg: case Op::Abs: case Op::Sqrt: case Op::Floor: case Op::Ceil:
+    case Op::Round: case Op::Sign: case Op::LogicalNot: case Op::IsNan: case Op::Exp: case Op::Log: case Op::Log1p:
+    case Op::Expm1: case Op::Tanh: case Op::Erf: case Op::Sin: case Op::Cos: case Op::Sigmoid: case Op::Add:
+    case Op::Sub: case Op::Mul: case Op::Div: case Op::Pow: case Op::Maximum: case Op::Minimum: case Op::Eq:
+    case Op::Ne: case Op::Lt: case Op::Le: case Op::Gt: case Op::Ge: case Op::LogicalAnd: case Op::LogicalOr:
+    case Op::Where: case Op::BitwiseAnd: case Op::BitwiseOr: case Op::BitwiseXor: case Op::BitwiseNot:
+    case Op::ShiftLeft: case Op::ShiftRight: return true;
+    default: return false;
+  }
+}
+
 bool kernel_interpretable(const Kernel& k) {
   if (k.kind == KernelKind::MatMul) return matmul_interpretable(k);
   if (k.kind != KernelKind::Elementwise) return false;
   for (const KOp& o : k.ops) {
     if (o.code == KOpCode::Reduce || o.code == KOpCode::Scan) return false;
     if (o.code != KOpCode::Compute) continue;
+    if (!interpreter_handles(o.op)) return false;
     // Float pow: LLVM rewrites pow(x, 2), pow(x, -1), ... into other operations.
     if (o.op == Op::Pow && is_floating(k.ops[o.inputs[0]].dtype)) return false;
   }
