@@ -9,7 +9,7 @@ and _sorting; creation functions are in _creation.
 from . import _C, _indexing, _linalg, _pointwise, _reductions, _reshaping, _sorting
 from ._C import Tensor
 from ._creation import logspace, tril_indices, triu_indices, vander  # noqa: F401
-from ._dtype import finfo, get_default_dtype, iinfo, set_default_dtype  # noqa: F401
+from ._dtype import can_cast, finfo, get_default_dtype, iinfo, set_default_dtype  # noqa: F401
 from ._indexing import *  # noqa: F401,F403
 from ._linalg import *  # noqa: F401,F403
 from ._pointwise import *  # noqa: F401,F403
@@ -172,7 +172,7 @@ __all__ = (["where", "numel", "is_tensor", "is_floating_point", "allclose", "isc
             "unflatten", "result_type", "clone", "dropout", "dropout_",
             "Generator", "get_rng_state", "manual_seed", "seed", "set_rng_state",
             "no_grad", "enable_grad", "inference_mode", "set_grad_enabled",
-            "set_printoptions", "get_default_dtype", "set_default_dtype", "finfo", "iinfo",
+            "set_printoptions", "get_default_dtype", "set_default_dtype", "finfo", "iinfo", "can_cast",
             "logspace", "tril_indices", "triu_indices", "vander"]
            + _pointwise.__all__ + _linalg.__all__ + _reshaping.__all__ + _indexing.__all__ + _reductions.__all__
            + _sorting.__all__ + _INPLACE_FUNCTIONS)
