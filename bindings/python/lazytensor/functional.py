@@ -7,7 +7,7 @@ and _sorting; creation functions are in _creation.
 """
 
 from . import _C, _indexing, _linalg, _pointwise, _reductions, _reshaping, _sorting
-from ._C import Tensor
+from ._C import Tensor, is_inference_mode_enabled  # noqa: F401
 from ._creation import logspace, tril_indices, triu_indices, vander  # noqa: F401
 from ._dtype import can_cast, finfo, get_default_dtype, iinfo, set_default_dtype  # noqa: F401
 from ._indexing import *  # noqa: F401,F403
@@ -34,6 +34,13 @@ def numel(input):
 
 def is_tensor(obj):
     return isinstance(obj, Tensor)
+
+
+def is_inference(input):
+    if not isinstance(input, Tensor):
+        raise TypeError("is_inference(): argument 'input' (position 1) must be Tensor, not {}".format(
+            type(input).__name__))
+    return input.is_inference()
 
 
 def is_floating_point(input):
@@ -167,7 +174,7 @@ for _name in _INPLACE_FUNCTIONS:
     globals()[_name] = _inplace_function(_name)
 del _name
 
-__all__ = (["where", "numel", "is_tensor", "is_floating_point", "allclose", "isclose", "equal", "outer", "norm",
+__all__ = (["where", "numel", "is_tensor", "is_inference", "is_inference_mode_enabled", "is_floating_point", "allclose", "isclose", "equal", "outer", "norm",
             "addcmul", "addcdiv", "lerp", "nonzero", "masked_select", "log2", "log10", "var_mean", "std_mean",
             "unflatten", "result_type", "clone", "dropout", "dropout_",
             "Generator", "get_rng_state", "manual_seed", "seed", "set_rng_state",
