@@ -6,10 +6,13 @@ by topic and are re-exported here: _pointwise (elementwise math and the division
 and _sorting; creation functions are in _creation.
 """
 
-from . import _C, _indexing, _linalg, _pointwise, _reductions, _reshaping, _sorting
+from . import _C, _bessel, _error_function, _gamma, _indexing, _linalg, _pointwise, _reductions, _reshaping, _sorting
 from ._C import Tensor, is_inference_mode_enabled  # noqa: F401
 from ._creation import logspace, tril_indices, triu_indices, vander  # noqa: F401
 from ._dtype import can_cast, finfo, get_default_dtype, iinfo, set_default_dtype  # noqa: F401
+from ._bessel import *  # noqa: F401,F403
+from ._error_function import *  # noqa: F401,F403
+from ._gamma import *  # noqa: F401,F403
 from ._indexing import *  # noqa: F401,F403
 from ._linalg import *  # noqa: F401,F403
 from ._pointwise import *  # noqa: F401,F403
@@ -157,7 +160,7 @@ def dropout_(input, p, train):
 _INPLACE_FUNCTIONS = ["abs_", "acos_", "acosh_", "addmv_", "arccos_", "arccosh_", "arcsin_", "arcsinh_", "arctan_",
                       "arctanh_", "asin_", "asinh_", "atan_", "atanh_", "ceil_", "clamp_", "clamp_max_", "clamp_min_",
                       "clip_", "cos_", "cosh_", "deg2rad_", "detach_", "erf_", "erfc_", "exp2_", "exp_", "expm1_",
-                      "fill_", "fix_", "floor_", "frac_", "ldexp_", "log10_", "log1p_", "log2_", "log_", "logit_",
+                      "fill_", "fix_", "floor_", "frac_", "i0_", "ldexp_", "log10_", "log1p_", "log2_", "log_", "logit_",
                       "nan_to_num_", "neg_", "negative_", "rad2deg_", "reciprocal_", "relu_", "round_", "rsqrt_",
                       "sigmoid_", "sin_", "sinc_", "sinh_", "sqrt_", "square_", "tan_", "tanh_", "trunc_", "xlogy_",
                       "zero_", "index_put_"]
@@ -182,4 +185,4 @@ __all__ = (["where", "numel", "is_tensor", "is_inference", "is_inference_mode_en
             "set_printoptions", "get_default_dtype", "set_default_dtype", "finfo", "iinfo", "can_cast",
             "logspace", "tril_indices", "triu_indices", "vander"]
            + _pointwise.__all__ + _linalg.__all__ + _reshaping.__all__ + _indexing.__all__ + _reductions.__all__
-           + _sorting.__all__ + _INPLACE_FUNCTIONS)
+           + _sorting.__all__ + _gamma.__all__ + _error_function.__all__ + _bessel.__all__ + _INPLACE_FUNCTIONS)
