@@ -194,7 +194,7 @@ CATEGORIES = [
      "lstsq, matrix_rank: torch.linalg)",
      _named("range", "upsample_bilinear", "NLLLoss2d", "solve", "eig", "symeig", "lstsq", "matrix_rank", "new")),
     ("lazily initialised nn layers",
-     "not yet built: `nn.Lazy*` layers and `UninitializedBuffer` shape their parameters at the first call",
+     "the `nn.Lazy*` layers and their placeholders are built (`nn/modules/lazy.py`); what is listed here is not",
      _matches(r"^Lazy", r"^Uninitialized")),
     ("fused kernels and backward entry points",
      "out of scope: PyTorch's internal kernels that its nn layers call (`native_*`, `*_backward*`, "
@@ -204,9 +204,8 @@ CATEGORIES = [
               r"affine_grid_generator|embedding_renorm_|norm_except_dim|native_norm|segment_reduce)$",
               r"^_")),
     ("anomaly mode, determinism and global switches",
-     "not yet built: inference tensors (`is_inference`, `is_inference_mode_enabled`: inference_mode here is "
-     "no_grad, so no tensor is one); the determinism, matmul-precision, warn-always, anomaly and "
-     "default-tensor-type switches are built (`_switches.py`)",
+     "inference tensors (`autograd/grad_mode.py`) and the determinism, matmul-precision, warn-always, anomaly and "
+     "default-tensor-type switches (`_switches.py`) are built; what is listed here is not",
      _matches(r"anomaly", r"deterministic", r"warn_always", r"matmul_precision", r"default_tensor_type",
               r"^is_inference", r"^(is_grad|is_anomaly)")),
     ("signal processing (STFT and windows)",
@@ -219,15 +218,16 @@ CATEGORIES = [
      "lstsq (on the host); det, slogdet, logdet, inverse, pinverse, matrix_power and chain_matmul are built",
      _named(*_LINALG)),
     ("special functions and integer number theory",
-     "not yet built: gamma-family, Bessel and erfinv need series the C++ ops do not provide; gcd/lcm and "
-     "frexp/nextafter need integer loops or bit access; binomial/poisson need samplers",
+     "not yet built: the incomplete gamma functions (igamma, igammac) need a series and a continued fraction "
+     "whose length depends on the data; gcd/lcm and frexp/nextafter need integer loops or bit access; "
+     "binomial/poisson need samplers (the gamma family, erfinv and the Bessel I functions are built)",
      _named(*_SPECIAL_FUNCTIONS)),
     ("random sampling in place",
      "not yet built: in-place samplers beyond uniform_, normal_, bernoulli_, random_, exponential_, cauchy_, "
      "log_normal_ and geometric_",
      _named("cauchy_", "exponential_", "geometric_", "log_normal_", "random_")),
     ("in-place variants (`*_`)",
-     "not yet built: in-place forms whose function is missing too (the special functions, "
+     "not yet built: in-place forms whose function is missing too (gcd, lcm, igamma, "
      "renorm, ...), that change a view's shape (`t_`, `transpose_`, `squeeze_`, `unsqueeze_`, `swapaxes_`), or "
      "that call Python per element (`apply_`, `map_`)",
      _matches(r"[a-z0-9]_$")),
