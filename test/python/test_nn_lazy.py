@@ -127,3 +127,16 @@ def test_bad_first_inputs_raise_what_torch_raises(lib):
         T.nn.LazyConv2d(4, 3)(T.ones(2, 3))
     with pytest.raises(ValueError, match="in_channels must be divisible by groups"):
         T.nn.LazyConv2d(4, 3, groups=2)(T.ones(1, 3, 5, 5))
+
+
+def test_a_layer_not_called_yet_copies_and_pickles_as_a_lazy_layer():
+    import copy
+    import pickle
+    for T in (lt, torch):  # torch 1.13 cannot deepcopy an UninitializedBuffer: LazyLinear only
+        m = T.nn.Sequential(T.nn.LazyLinear(3), T.nn.ReLU())
+        for c in (copy.deepcopy(m), pickle.loads(pickle.dumps(m))):
+            assert type(c[0]).__name__ == "LazyLinear"
+            assert type(c[0].weight).__name__ == "UninitializedParameter"
+            c(T.ones(2, 5))
+            assert type(c[0]).__name__ == "Linear" and tuple(c[0].weight.shape) == (3, 5)
+        assert type(m[0]).__name__ == "LazyLinear"  # the original is untouched

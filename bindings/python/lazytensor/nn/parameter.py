@@ -45,8 +45,13 @@ class UninitializedTensorMixin:
     def __repr__(self):
         return "<{}>".format(type(self).__name__)
 
+    def __deepcopy__(self, memo):
+        if id(self) not in memo:
+            memo[id(self)] = type(self)(self.requires_grad, dtype=self.dtype)
+        return memo[id(self)]
+
     def __reduce_ex__(self, proto):
-        return (type(self), (self.requires_grad,))
+        return (type(self), (self.requires_grad, None, self.dtype))
 
 
 def is_lazy(t):
