@@ -23,6 +23,8 @@ ERF_POINTS = [-1e10, -1e3, -40.0, -30.0, -20.0, -10.0, -5.0, -1.0, -1e-10, 0.0, 
 BESSEL_POINTS = [0.0, -0.0, 1e-10, 0.3, 1.0, 2.5, 7.9, 8.1, 15.0, 24.9, 25.1, 30.0, 100.0, 700.0, 720.0, -3.0, -30.0,
                  1e10, INF, -INF, NAN]
 UNIT_POINTS = [0.0, -0.0, 1e-300, 1e-10, 0.1, 0.3, 0.5, 0.51, 0.7, 0.9, 0.99, 1.0, -1.0, -0.5, 1.5, -2.0, NAN]
+K_POINTS = [0.0, -0.0, -1.0, 1e-300, 1e-10, 0.5, 1.9, 2.0, 2.1, 5.0, 10.0, 24.9, 25.1, 30.0, 100.0, 800.0, 1e10,
+            INF, NAN]
 PROB_POINTS = [0.0, 1e-300, 1e-100, 1e-20, 1e-5, 0.01, 0.3, 0.5, 0.7, 0.99, 1.0, 1.5, -0.1, NAN]
 
 CASES = {
@@ -46,6 +48,12 @@ CASES = {
     "modified_bessel_i0": (lt.special.modified_bessel_i0, torch.special.modified_bessel_i0, BESSEL_POINTS[:16]),
     "modified_bessel_i1": (lt.special.modified_bessel_i1, torch.special.modified_bessel_i1, BESSEL_POINTS[:16]),
     "spherical_bessel_j0": (lt.special.spherical_bessel_j0, torch.special.spherical_bessel_j0, BESSEL_POINTS),
+    "modified_bessel_k0": (lt.special.modified_bessel_k0, torch.special.modified_bessel_k0, K_POINTS),
+    "modified_bessel_k1": (lt.special.modified_bessel_k1, torch.special.modified_bessel_k1, K_POINTS),
+    "scaled_modified_bessel_k0": (lt.special.scaled_modified_bessel_k0, torch.special.scaled_modified_bessel_k0,
+                                  K_POINTS),
+    "scaled_modified_bessel_k1": (lt.special.scaled_modified_bessel_k1, torch.special.scaled_modified_bessel_k1,
+                                  K_POINTS),
 }
 
 
@@ -112,6 +120,14 @@ def test_erfinv_and_ndtri_near_one_invert_exactly():
         assert float(mpmath.ncdf(mpmath.mpf(r))) == pytest.approx(v, rel=4e-16 * r * r + 1e-15)
 
 
+def test_bessel_k_matches_mpmath():
+    x = np.array([1e-10, 0.5, 1.9, 2.0, 2.1, 5.0, 10.0, 24.9, 25.1, 100.0])
+    for nu, f in ((0, lt.special.scaled_modified_bessel_k0), (1, lt.special.scaled_modified_bessel_k1)):
+        ours = f(lt.tensor(x, dtype=lt.float64)).numpy()
+        exact = np.array([float(mpmath.besselk(nu, v) * mpmath.exp(v)) for v in x])
+        _close(ours, exact, rtol=5e-15)
+
+
 def test_ndtr_lower_tail_has_its_digits():
     x = np.array([-5.0, -10.0, -20.0, -30.0])
     ours = lt.special.ndtr(lt.tensor(x, dtype=lt.float64)).numpy()
@@ -170,7 +186,8 @@ def test_gradients_at_the_poles():
 def test_functions_without_a_derivative_do_not_require_grad():
     x = lt.tensor([0.5], requires_grad=True)
     tx = torch.tensor([0.5], requires_grad=True)
-    for name in ("spherical_bessel_j0", "modified_bessel_i0", "modified_bessel_i1"):
+    for name in ("spherical_bessel_j0", "modified_bessel_i0", "modified_bessel_i1", "modified_bessel_k0",
+                 "scaled_modified_bessel_k1"):
         assert getattr(lt.special, name)(x).requires_grad == getattr(torch.special, name)(tx).requires_grad
     assert lt.special.chebyshev_polynomial_t(x, 3).requires_grad == \
         torch.special.chebyshev_polynomial_t(tx, 3).requires_grad
