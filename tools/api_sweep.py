@@ -4,7 +4,7 @@ Run with the Debian python, where `import torch` is PyTorch 1.13:
 
     PYTHONPATH=bindings/python /usr/bin/python3 tools/api_sweep.py [--markdown]
 
-It enumerates four namespaces of torch and looks each name up on the matching lazytensor object
+It enumerates five namespaces of torch and looks each name up on the matching lazytensor object
 (`hasattr`):
 
 - `torch`: public (no leading `_`) attributes that are not submodules or `typing` helpers, split into
@@ -14,6 +14,7 @@ It enumerates four namespaces of torch and looks each name up on the matching la
 - `torch.nn`: public classes (layers, containers, `Parameter`).
 - `torch.nn.functional`: public non-class callables defined by torch (not its `typing`, `math` or
   `torch.overrides` imports).
+- `torch.special`: public functions (not the `Tensor` class it re-exports).
 
 A missing name goes to the first category in `CATEGORIES` whose rule matches it; each rule is a name
 pattern, a hand-written set, or a check on the torch object. The rules are the documentation of the
@@ -83,6 +84,11 @@ def functional_names():
     return names
 
 
+def special_names():
+    return [n for n in _public(torch.special) if inspect.isfunction(getattr(torch.special, n)) or
+            isinstance(getattr(torch.special, n), types.BuiltinFunctionType)]
+
+
 def namespaces():
     """(label, lazytensor object, torch names) for every row of the counts table."""
     callables, dtypes, constants = torch_names()
@@ -93,12 +99,13 @@ def namespaces():
         ("Tensor methods and properties", lazytensor.Tensor, tensor_names()),
         ("torch.nn classes", lazytensor.nn, nn_names()),
         ("torch.nn.functional", lazytensor.nn.functional, functional_names()),
+        ("torch.special", lazytensor.special, special_names()),
     ]
 
 
 # -- categories -----------------------------------------------------------------------------------
 
-# A rule takes (name, torch object, prefix), the prefix being "torch.", "Tensor.", "nn." or "F.".
+# A rule takes (name, torch object, prefix), the prefix being "torch.", "Tensor.", "nn.", "F." or "special.".
 
 def _matches(*patterns):
     regex = re.compile("|".join(patterns))
@@ -218,10 +225,11 @@ CATEGORIES = [
      "lstsq (on the host); det, slogdet, logdet, inverse, pinverse, matrix_power and chain_matmul are built",
      _named(*_LINALG)),
     ("special functions and integer number theory",
-     "not yet built: the incomplete gamma functions (igamma, igammac) need a series and a continued fraction "
-     "whose length depends on the data; gcd/lcm and frexp/nextafter need integer loops or bit access; "
-     "binomial/poisson need samplers (the gamma family, erfinv and the Bessel I functions are built)",
-     _named(*_SPECIAL_FUNCTIONS)),
+     "not yet built: the incomplete gamma functions (igamma, igammac, special.gammainc/gammaincc) need a series "
+     "and a continued fraction whose length depends on the data; the Bessel J and Y functions and airy_ai need "
+     "cephes' coefficient tables; gcd/lcm and frexp/nextafter need integer loops or bit access; binomial/poisson "
+     "need samplers (the gamma family, erfinv, the Bessel I and K functions and the polynomials are built)",
+     lambda name, value, prefix: name in _SPECIAL_FUNCTIONS or prefix == "special."),
     ("random sampling in place",
      "not yet built: in-place samplers beyond uniform_, normal_, bernoulli_, random_, exponential_, cauchy_, "
      "log_normal_ and geometric_",
@@ -262,9 +270,10 @@ def category_of(name, value, prefix):
 def sweep():
     """(rows of the counts table, {category: (reason, [qualified missing names])})."""
     rows, missing = [], {}
-    prefixes = {"torch.nn classes": "nn.", "torch.nn.functional": "F.", "Tensor methods and properties": "Tensor."}
+    prefixes = {"torch.nn classes": "nn.", "torch.nn.functional": "F.", "Tensor methods and properties": "Tensor.",
+                "torch.special": "special."}
     torch_objects = {"torch.nn classes": torch.nn, "torch.nn.functional": torch.nn.functional,
-                     "Tensor methods and properties": torch.Tensor}
+                     "Tensor methods and properties": torch.Tensor, "torch.special": torch.special}
     for label, ours, names in namespaces():
         absent = [n for n in names if not hasattr(ours, n)]
         rows.append((label, len(names), len(names) - len(absent), len(absent)))
