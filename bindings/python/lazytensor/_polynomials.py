@@ -28,7 +28,7 @@ def _operands(name, input, n):
         dt = _C.promote_types(dt, t.dtype)
     if not dt.is_floating_point:
         dt = get_default_dtype()
-    x = (input if isinstance(input, Tensor) else tensor(float(input))).detach().to(_C.float64)
+    x = (input if isinstance(input, Tensor) else tensor(float(input), dtype=_C.float64)).detach().to(_C.float64)
     if isinstance(n, Tensor):
         degree = n.detach().to(_C.float64).trunc()
         top = int(degree.max().item()) if degree.numel() else 0
