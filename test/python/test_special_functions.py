@@ -128,6 +128,21 @@ def test_bessel_k_matches_mpmath():
         _close(ours, exact, rtol=5e-15)
 
 
+def test_bessel_j_is_exact_where_torch_has_eight_digits():
+    x = np.array([0.0, -0.0, 1e-10, 0.5, 2.404825557695773, 3.0, 5.0, 8.0, 10.0, 24.9, 25.1, 30.0, 100.0, 1e3, 1e5,
+                  -3.0, -30.0, NAN])
+    for nu, ours, theirs in ((0, lt.special.bessel_j0, torch.special.bessel_j0),
+                             (1, lt.special.bessel_j1, torch.special.bessel_j1)):
+        a = ours(lt.tensor(x, dtype=lt.float64)).numpy()
+        exact = np.array([float(mpmath.besselj(nu, v)) if not math.isnan(v) else NAN for v in x])
+        _close(a, exact, rtol=0, atol=3e-16)
+        _close(theirs(torch.tensor(x)).numpy(), a, rtol=1e-7, atol=1e-8)  # torch 1.13's accuracy
+        f32 = ours(lt.tensor(x.astype(np.float32))).numpy()
+        _close(f32, exact.astype(np.float32), rtol=0, atol=3e-7)
+        assert ours(lt.tensor([INF, -INF])).tolist() == [0.0, 0.0]  # the limit (torch 1.13: NaN)
+        assert not ours(lt.tensor([1.0], requires_grad=True)).requires_grad
+
+
 def test_ndtr_lower_tail_has_its_digits():
     x = np.array([-5.0, -10.0, -20.0, -30.0])
     ours = lt.special.ndtr(lt.tensor(x, dtype=lt.float64)).numpy()
