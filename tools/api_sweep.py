@@ -226,9 +226,9 @@ CATEGORIES = [
      _named(*_LINALG)),
     ("special functions and integer number theory",
      "not yet built: the incomplete gamma functions (igamma, igammac, special.gammainc/gammaincc) need a series "
-     "and a continued fraction whose length depends on the data; the Bessel Y functions and airy_ai need "
+     "and a continued fraction whose length depends on the data; airy_ai needs "
      "cephes' coefficient tables; gcd/lcm and frexp/nextafter need integer loops or bit access; binomial/poisson "
-     "need samplers (the gamma family, erfinv, the Bessel I, J and K functions and the polynomials are built)",
+     "need samplers (the gamma family, erfinv, the Bessel functions and the polynomials are built)",
      lambda name, value, prefix: name in _SPECIAL_FUNCTIONS or prefix == "special."),
     ("random sampling in place",
      "not yet built: in-place samplers beyond uniform_, normal_, bernoulli_, random_, exponential_, cauchy_, "

@@ -367,7 +367,8 @@ NOT_DIFFERENTIABLE = {
         "shifted_chebyshev_polynomial_t shifted_chebyshev_polynomial_u shifted_chebyshev_polynomial_v "
         "shifted_chebyshev_polynomial_w hermite_polynomial_h hermite_polynomial_he laguerre_polynomial_l "
         "legendre_polynomial_p spherical_bessel_j0 modified_bessel_i0 modified_bessel_i1 modified_bessel_k0 "
-        "modified_bessel_k1 scaled_modified_bessel_k0 scaled_modified_bessel_k1 bessel_j0 bessel_j1",
+        "modified_bessel_k1 scaled_modified_bessel_k0 scaled_modified_bessel_k1 bessel_j0 bessel_j1 "
+        "bessel_y0 bessel_y1",
     "not tensor math (runtime, settings, files)": "sync compile load save set_printoptions get_default_dtype "
                                                   "set_default_dtype get_num_threads set_num_threads "
                                                   "get_num_interop_threads set_num_interop_threads broadcast_shapes "

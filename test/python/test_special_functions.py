@@ -143,6 +143,22 @@ def test_bessel_j_is_exact_where_torch_has_eight_digits():
         assert not ours(lt.tensor([1.0], requires_grad=True)).requires_grad
 
 
+def test_bessel_y_is_exact_where_torch_has_eight_digits():
+    x = np.array([1e-300, 1e-10, 0.5, 0.8935769662791675, 3.0, 5.0, 8.0, 10.0, 24.9, 25.1, 30.0, 100.0, 1e3, 1e5,
+                  0.0, -0.0, -1.0, NAN])
+    for nu, ours, theirs in ((0, lt.special.bessel_y0, torch.special.bessel_y0),
+                             (1, lt.special.bessel_y1, torch.special.bessel_y1)):
+        a = ours(lt.tensor(x, dtype=lt.float64)).numpy()
+        b = theirs(torch.tensor(x)).numpy()
+        exact = np.array([float(mpmath.bessely(nu, v)) if v > 0 else NAN for v in x])
+        finite = np.isfinite(exact)
+        _close(a[finite], exact[finite], rtol=3e-15, atol=3e-15)
+        _close(a[~finite], b[~finite], rtol=0)  # -inf at 0, NaN below and at NaN, as torch
+        _close(b[finite], a[finite], rtol=1e-7, atol=1e-8)  # torch 1.13's accuracy
+        assert ours(lt.tensor([INF])).tolist() == [0.0]  # the limit (torch 1.13: NaN)
+        assert not ours(lt.tensor([1.0], requires_grad=True)).requires_grad
+
+
 def test_ndtr_lower_tail_has_its_digits():
     x = np.array([-5.0, -10.0, -20.0, -30.0])
     ours = lt.special.ndtr(lt.tensor(x, dtype=lt.float64)).numpy()

@@ -1,10 +1,10 @@
 """Bessel functions (torch.i0; torch.special.i0, i0e, i1, i1e, modified_bessel_i0/i1/k0/k1,
-scaled_modified_bessel_k0/k1, bessel_j0/j1) and spherical_bessel_j0, in float64 from existing lazy ops (see _special_values.py).
+scaled_modified_bessel_k0/k1, bessel_j0/j1/y0/y1) and spherical_bessel_j0, in float64 from existing lazy ops (see _special_values.py).
 
 Up to |x| = 25 the power series sum (x^2/4)^k / (k! (k + nu)!) to k = 45 (positive terms: no
 cancellation; the terms left out are below 1e-18 of the sum); above, the asymptotic series
 e^|x| / sqrt(2 pi |x|) sum_k prod_{j<=k} ((2j-1)^2 - 4 nu^2) / (k! (8|x|)^k) to k = 30 (its smallest term
-there is below 1e-20). The scaled forms (i0e, i1e) never form e^|x|, so they stay finite for every x. K0, K1, J0 and J1: below.
+there is below 1e-20). The scaled forms (i0e, i1e) never form e^|x|, so they stay finite for every x. K, J and Y: below.
 """
 import math
 
@@ -13,6 +13,7 @@ from ._function_args import _where
 from ._special_values import polynomial, special_unary
 
 _SERIES_TERMS, _ASYMPTOTIC_TERMS, _SWITCH = 45, 30, 25.0
+INF = float("inf")
 
 
 def _series_coefficients(nu):
@@ -207,6 +208,72 @@ def bessel_j1(input, *, out=None):
     return special_unary("bessel_j1", input, lambda x: _bessel_j64(1, x))
 
 
+# ---- Y0, Y1 (torch.special.bessel_y0/y1; no derivative, as PyTorch). Up to x = 25 Neumann's series
+# Y0 = (2/pi)(log(x/2) + gamma) J0 - (4/pi) sum_k (-1)^k J_2k / k and Y1 = -Y0' (the same with J_(2k-1) -
+# J_(2k+1)), to k = 40, each J_m the trapezoidal rule above on 160 points. The sums over k of the
+# nodes' cos(m t) and sin(m t) are constants, so the whole series is one weighted sum of cos(x sin t)
+# and sin(x sin t) at 81 nodes. Above 25, Hankel's expansion sqrt(2 / (pi x)) (P sin chi + Q cos chi).
+_Y_POINTS, _Y_ORDERS = 160, 40
+
+
+def _neumann_weights():
+    """Per node j of [0, pi]: its t and the weights of cos(x sin t), sin(x sin t) in J0, J1, the Y0 sum and the
+    Y1 sum (the trapezoidal weight included)."""
+    rows = []
+    for j in range(_Y_POINTS // 2 + 1):
+        t = 2.0 * math.pi * j / _Y_POINTS
+        w = (1.0 if j in (0, _Y_POINTS // 2) else 2.0) / _Y_POINTS
+        ks = range(1, _Y_ORDERS + 1)
+        y0c = math.fsum((-1.0) ** k * math.cos(2 * k * t) / k for k in ks)
+        y0s = math.fsum((-1.0) ** k * math.sin(2 * k * t) / k for k in ks)
+        y1c = math.fsum((-1.0) ** k * (math.cos((2 * k - 1) * t) - math.cos((2 * k + 1) * t)) / k for k in ks)
+        y1s = math.fsum((-1.0) ** k * (math.sin((2 * k - 1) * t) - math.sin((2 * k + 1) * t)) / k for k in ks)
+        rows.append((math.sin(t), w, w * math.cos(t), w * math.sin(t), w * y0c, w * y0s, w * y1c, w * y1s))
+    return rows
+
+
+_NEUMANN = _neumann_weights()
+
+
+def _bessel_y64(nu, x):
+    s = x.clamp(1e-300, _SWITCH)
+    j0 = j1 = series = None
+    for sin_t, w, w_cos, w_sin, y0c, y0s, y1c, y1s in _NEUMANN:
+        c, sn = (s * sin_t).cos(), (s * sin_t).sin()
+        terms = (w * c, w_cos * c + w_sin * sn, (y0c * c + y0s * sn) if nu == 0 else (y1c * c + y1s * sn))
+        if j0 is None:
+            j0, j1, series = terms
+        else:
+            j0, j1, series = j0 + terms[0], j1 + terms[1], series + terms[2]
+    log_term = (0.5 * s).log() + _EULER_GAMMA
+    if nu == 0:
+        neumann = (2.0 / math.pi) * log_term * j0 - (4.0 / math.pi) * series
+    else:
+        neumann = -(2.0 / math.pi) * (j0 / s - log_term * j1) + (2.0 / math.pi) * series
+    big = x.clamp(_SWITCH, None)
+    c = _HANKEL[nu]
+    inv = 1.0 / big
+    inv2 = inv * inv
+    p = polynomial([(-1.0) ** k * c[2 * k] for k in range(len(c) // 2)], inv2)
+    q = polynomial([(-1.0) ** k * c[2 * k + 1] for k in range(len(c) // 2)], inv2) * inv
+    phase = (nu / 2.0 + 0.25) * math.pi
+    cos_x, sin_x = big.cos(), big.sin()
+    cos_chi = cos_x * math.cos(phase) + sin_x * math.sin(phase)
+    sin_chi = sin_x * math.cos(phase) - cos_x * math.sin(phase)
+    hankel = (2.0 / (math.pi * big)).sqrt() * (p * sin_chi + q * cos_chi)
+    r = _where(x > _SWITCH, hankel, neumann)
+    r = _where(x == INF, 0.0, _where(x == 0, -INF, r))
+    return _where(x < 0, float("nan"), r)
+
+
+def bessel_y0(input, *, out=None):
+    return special_unary("bessel_y0", input, lambda x: _bessel_y64(0, x))
+
+
+def bessel_y1(input, *, out=None):
+    return special_unary("bessel_y1", input, lambda x: _bessel_y64(1, x))
+
+
 _J0_SERIES = [1.0, -1.0 / 6, 1.0 / 120, -1.0 / 5040, 1.0 / 362880, -1.0 / 39916800, 1.0 / 6227020800]
 
 
@@ -222,9 +289,10 @@ def spherical_bessel_j0(input, *, out=None):
 
 
 (i0, i0e, i1, i1e, modified_bessel_i0, modified_bessel_i1, modified_bessel_k0, modified_bessel_k1,
- scaled_modified_bessel_k0, scaled_modified_bessel_k1, bessel_j0, bessel_j1, spherical_bessel_j0) = (
+ scaled_modified_bessel_k0, scaled_modified_bessel_k1, bessel_j0, bessel_j1, bessel_y0, bessel_y1,
+ spherical_bessel_j0) = (
     _with_out(f) for f in (i0, i0e, i1, i1e, modified_bessel_i0, modified_bessel_i1, modified_bessel_k0,
                            modified_bessel_k1, scaled_modified_bessel_k0, scaled_modified_bessel_k1, bessel_j0,
-                           bessel_j1, spherical_bessel_j0))
+                           bessel_j1, bessel_y0, bessel_y1, spherical_bessel_j0))
 
 __all__ = ["i0"]
