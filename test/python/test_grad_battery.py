@@ -378,7 +378,13 @@ NOT_DIFFERENTIABLE = {
                                                   "set_float32_matmul_precision get_float32_matmul_precision "
                                                   "set_warn_always is_warn_always_enabled set_anomaly_enabled "
                                                   "is_anomaly_enabled is_anomaly_check_nan_enabled "
-                                                  "set_default_tensor_type is_inference is_inference_mode_enabled",
+                                                  "set_default_tensor_type is_inference is_inference_mode_enabled "
+                                                  "autocast_decrement_nesting autocast_increment_nesting "
+                                                  "clear_autocast_cache get_autocast_cpu_dtype get_autocast_gpu_dtype "
+                                                  "is_autocast_cache_enabled is_autocast_cpu_enabled "
+                                                  "is_autocast_enabled set_autocast_cache_enabled "
+                                                  "set_autocast_cpu_dtype set_autocast_cpu_enabled "
+                                                  "set_autocast_enabled set_autocast_gpu_dtype",
 }
 NOT_IN_BATTERY = {
     "routing (movement, joining, indexing): the gradient moves values, a special value cannot change it; "
