@@ -14,8 +14,10 @@
 // back each such tensor it reached: it computes the tensor's value alone
 // and, while that fails, restores the value before the newest remaining
 // write. x then reads what it held before the write that failed, and every
-// tensor not built on the failed value stays valid. A sync that succeeds
-// drops the undo of every tensor it computed. Syncs of everything that do
+// tensor not built on the failed value stays valid. Only an error in the
+// values (Error::on_data) restores: a write whose kernel failed to compile
+// is kept and computes once the compiler works. A sync that succeeds drops
+// the undo of every tensor it computed. Syncs of everything that do
 // not raise (automatic ones) restore nothing: the failing tensor is marked
 // and raises, and is restored, when it is itself synced. Only syncs that meet
 // such a tensor pay: they look for them while any exist, and the retries run
@@ -269,7 +271,8 @@ static void restore_failed_writes(const SlotList& writers, absl::Span<const Node
         try {
           sync_nodes({value});
           break;
-        } catch (const Error&) {
+        } catch (const Error& e) {
+          if (!e.on_data()) break;  // not this write's values: keep it
         }
       }
       fails = false;
@@ -333,8 +336,9 @@ void sync_nodes(absl::Span<const NodePtr> requested, const RunOptions& options) 
       dump_trace(trace);
       outputs = backend.run(trace, options);
     }
-  } catch (const Error&) {
-    if (!writers.empty() && !t_keep_failed_writes) restore_failed_writes(writers, roots);
+  } catch (const Error& e) {
+    // Only an error in the values: a write whose kernel failed to compile computes once the compiler works.
+    if (e.on_data() && !writers.empty() && !t_keep_failed_writes) restore_failed_writes(writers, roots);
     throw;
   }
   for (size_t i = 0; i < roots.size(); ++i) roots[i]->realize(std::move(outputs[i]));
