@@ -195,10 +195,15 @@ std::vector<int64_t> to_dims(py::handle h) {
   return to_int_list(h);
 }
 
+static thread_local bool t_inference_mode = false;
+bool inference_mode_enabled() { return t_inference_mode; }
+void set_inference_mode(bool on) { t_inference_mode = on; }
+
 py::object wrap(lt::Tensor t) {
   // take_ownership of a fresh object: pybind11 adopts the pointer (no move
   // into a second allocation), as for a returned `new T`.
   auto* p = new PyTensor(std::move(t));
+  p->inference = t_inference_mode;
   py::handle h = py::detail::type_caster_generic::cast(p, py::return_value_policy::take_ownership, py::handle(),
                                                        tensor_type_info(), nullptr, nullptr);
   if (!h) throw py::error_already_set();
@@ -473,6 +478,8 @@ void bind_functions(py::module_& m) {
   // grad mode
   m.def("is_grad_enabled", []() { return lt::grad_mode_enabled(); });
   m.def("_set_grad_enabled", [](bool on) { lt::set_grad_mode(on); });
+  m.def("_set_inference_mode", [](bool on) { set_inference_mode(on); });
+  m.def("is_inference_mode_enabled", []() { return inference_mode_enabled(); });
   m.def("_grad", [](py::list outputs, py::list inputs, py::object grad_outputs, bool retain_graph, bool allow_unused,
                     bool create_graph) {
     std::vector<lt::Tensor> outs, ins, gos;

@@ -46,6 +46,10 @@ struct ViewInfo {
 struct PyTensor {
   lt::Tensor t;
   std::shared_ptr<ViewInfo> view;  ///< null unless this tensor is a view
+  /// Made in inference mode (torch.inference_mode): PyTorch's inference
+  /// tensor, which refuses in-place writes outside that mode and has no
+  /// version counter. A view has its source's flag.
+  bool inference = false;
 
   PyTensor() = default;
   explicit PyTensor(lt::Tensor x) : t(std::move(x)) {}
@@ -107,7 +111,11 @@ std::vector<int64_t> to_int_list(py::handle h);
 std::vector<int64_t> shape_from_args(const py::args& args, size_t first = 0);
 /// Dim list: None -> {} (all), int -> {d}, sequence -> list.
 std::vector<int64_t> to_dims(py::handle h);
+/// A new Python tensor over `t`; an inference tensor in inference mode.
 py::object wrap(lt::Tensor t);
+/// torch.inference_mode's thread-local flag (its grad mode is lt's own).
+bool inference_mode_enabled();
+void set_inference_mode(bool on);
 py::object make_size(const lt::Shape& s);
 /// Raises (lazytensor._device.check_placement) unless `device` is None or names the CPU.
 void check_placement(py::handle device);

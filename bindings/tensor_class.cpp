@@ -601,7 +601,12 @@ void bind_tensor(py::module_& m, py::class_<PyTensor>& cls) {
       default: return py::float_(x.item<double>());
     }
   });
-  cls.def_property_readonly("_version", [](PyTensor& s) { s.get(); return s.t.version(); });  // a view mirrors its base's
+  cls.def_property_readonly("_version", [](PyTensor& s) {  // a view mirrors its base's
+    if (s.inference) lt::fail(lt::ErrorKind::Runtime, "Inference tensors do not track version counter.");
+    s.get();
+    return s.t.version();
+  });
+  cls.def("is_inference", [](PyTensor& s) { return s.inference; });
   cls.def("_is_view", [](PyTensor& s) { return s.view != nullptr; });
 
   // ---- conversions ----

@@ -164,6 +164,7 @@ bool torch_is_contiguous(PyTensor& t) {
 PyTensor make_view(PyTensor& src, ViewStep step, NodePtr value, bool own_version) {
   const lt::Tensor& cur = src.get();
   PyTensor out(lt::Tensor(value ? std::move(value) : apply_step(step, cur.node())));
+  out.inference = src.inference;
   auto info = std::make_shared<ViewInfo>();
   if (src.view) {
     info->base = src.view->base;
@@ -290,7 +291,16 @@ static void write_through_view(PyTensor& self, const lt::Tensor& value) {
   self.refresh();
 }
 
+static void check_not_inference(const PyTensor& self) {
+  if (self.inference && !inference_mode_enabled()) {
+    lt::fail(lt::ErrorKind::Runtime,
+             "Inplace update to inference tensor outside InferenceMode is not allowed.You can make a clone to get a "
+             "normal tensor before doing inplace update.See https://github.com/pytorch/rfcs/pull/17 for more details.");
+  }
+}
+
 void assign_cast(PyTensor& self, const lt::Tensor& value) {
+  check_not_inference(self);
   self.get();
   if (self.view) return write_through_view(self, value);
   self.t.assign(value, /*take_value=*/true);
@@ -299,6 +309,7 @@ void assign_cast(PyTensor& self, const lt::Tensor& value) {
 void assign_cast(PyTensor& self, const NodePtr& value) { assign_cast(self, lt::Tensor(value)); }
 
 void assign_inplace(PyTensor& self, const lt::Tensor& value, const char* op) {
+  check_not_inference(self);
   self.get();
   check_result_type(self, value, op);
   if (self.view) return write_through_view(self, value);

@@ -25,11 +25,17 @@ enum class ErrorKind {
 
 class Error : public std::runtime_error {
  public:
-  Error(ErrorKind kind, const std::string& message) : std::runtime_error(message), kind_(kind) {}
+  Error(ErrorKind kind, const std::string& message, bool on_data = false)
+      : std::runtime_error(message), kind_(kind), on_data_(on_data) {}
   ErrorKind kind() const { return kind_; }
+  /// Found in the values a kernel computed (an index out of range), not in
+  /// shapes, code or the machine: the same inputs fail again (lazy/ then
+  /// undoes the in-place writes that failed, see lazy/runtime.cpp).
+  bool on_data() const { return on_data_; }
 
  private:
   ErrorKind kind_;
+  bool on_data_;
 };
 
 namespace detail {
@@ -50,6 +56,12 @@ std::string cat(const Args&... args) {
 template <typename... Args>
 [[noreturn]] void fail(ErrorKind kind, const Args&... args) {
   throw Error(kind, cat(args...));
+}
+
+/// fail() for an error found in the values (Error::on_data).
+template <typename... Args>
+[[noreturn]] void fail_on_data(ErrorKind kind, const Args&... args) {
+  throw Error(kind, cat(args...), /*on_data=*/true);
 }
 
 #define LT_CHECK(cond, kind, ...)          \

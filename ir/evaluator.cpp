@@ -483,9 +483,9 @@ BufferPtr Evaluator::eval_gather() {
     S* y = out->as<S>();
     for_each_index<2>(n.shape, {out_strides.data(), x_strides.data()}, {0, 0}, [&](const Offsets<2>& o) {
       const int64_t i = idx[o[0]];
-      if ((i < 0 || i >= size) && is_class_target(n)) error(ErrorKind::Index, "Target ", i, " is out of bounds.");
+      if ((i < 0 || i >= size) && is_class_target(n)) error_on_data(ErrorKind::Index, "Target ", i, " is out of bounds.");
       if (i < 0 || i >= size)
-        error(bad_index_kind(n), "gather index ", i, " is out of bounds for dim ", axis, " with size ", size);
+        error_on_data(bad_index_kind(n), "gather index ", i, " is out of bounds for dim ", axis, " with size ", size);
       y[o[0]] = xs[o[1] + i * axis_stride];
     });
   });
@@ -527,7 +527,7 @@ BufferPtr Evaluator::eval_scatter_add() {
                       [&](const Offsets<3>& o) {
                         const int64_t i = idx[o[0]];
                         if (i < 0 || i >= size)
-                          error(bad_index_kind(n), "scatter_add index ", i, " is out of bounds for dim ", axis,
+                          error_on_data(bad_index_kind(n), "scatter_add index ", i, " is out of bounds for dim ", axis,
                                 " with size ", size);
                         C& slot = acc[o[2] + i * axis_stride];
                         if constexpr (std::is_same_v<C, double>)

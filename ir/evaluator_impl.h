@@ -192,6 +192,13 @@ struct Evaluator {
     fail(kind, "evaluate_reference: %", id, " = ", op_name(n.op), " ", dtype_name(n.dtype), shape_str(n.shape), ": ",
          args...);
   }
+  /// error() for a value out of range (Error::on_data).
+  template <typename... Args>
+  [[noreturn]] void error_on_data(ErrorKind kind, const Args&... args) const {
+    const TraceNode& n = node();
+    fail_on_data(kind, "evaluate_reference: %", id, " = ", op_name(n.op), " ", dtype_name(n.dtype), shape_str(n.shape),
+                 ": ", args...);
+  }
   void check(bool cond, const char* what) const {
     if (!cond) error(ErrorKind::Runtime, what);
   }

@@ -123,6 +123,7 @@ Node::~Node() {
 
 void Node::realize(BufferPtr value) {
   buffer = std::move(value);
+  unchecked_index.store(false, std::memory_order_relaxed);  // computed: its indices were in range
   // The inputs matter only to a backward pass still to come: none passes a
   // Detach, and none may pass a node a backward pass has released.
   if (!requires_grad || op == Op::Detach || grad_released.load(std::memory_order_relaxed)) inputs.clear();
@@ -134,14 +135,24 @@ std::string Node::describe() const {
   return cat(dtype_name(dtype), shape_str(shape), " ", op_name(op), "(", absl::StrJoin(ins, ", "), ")");
 }
 
+// The values of `index` are known when it is materialised or a view of
+// materialised data: the builder then checked them at the call.
+static bool known_values(const Node* index) {
+  while (op_kind(index->op) == OpKind::Movement && !index->inputs.empty()) index = index->inputs[0].get();
+  return index->is_materialized() || index->op == Op::Scalar;
+}
+
 NodePtr make_node(Op op, DType dtype, Shape shape, Attrs attrs, NodeList inputs) {
   bool rg = false;
   // Only real numbers carry gradients: a comparison or an index never requires grad.
   if (t_grad_mode && op != Op::Detach && is_floating(dtype)) {
     for (const NodePtr& in : inputs) rg |= in->requires_grad;
   }
+  bool unchecked = (op == Op::Gather || op == Op::ScatterAdd) && inputs.size() > 1 && !known_values(inputs[1].get());
+  for (const NodePtr& in : inputs) unchecked |= in->unchecked_index.load(std::memory_order_relaxed);
   auto n = new_node(op, dtype, std::move(shape), std::move(attrs), std::move(inputs));
   n->requires_grad = rg;
+  if (unchecked) n->unchecked_index.store(true, std::memory_order_relaxed);
   return n;
 }
 

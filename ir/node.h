@@ -38,7 +38,7 @@ struct ScalarValue {
 class Node {
  public:
   // Field order: the one-byte fields and capture_index fill the first word,
-  // the pointer-aligned fields follow, grad_released ends the record, so the
+  // the pointer-aligned fields follow, two atomic flags end the record, so the
   // only padding is the tail that rounds it to 8 (see the static_assert below
   // the class). Each field says which layer owns (writes) it.
 
@@ -72,6 +72,12 @@ class Node {
   uint64_t replaced_at_version = 0;
   /// autograd/: set when a backward pass without retain_graph went through this node.
   std::atomic<bool> grad_released{false};
+  /// ir/ (make_node, realize): computing this node can fail on data. It, or
+  /// a node it reads, gathers or scatters by an index whose values were not
+  /// known when it was recorded (known ones are checked at the call), and it
+  /// is not computed yet. lazy/ keeps an undo for an in-place write of such a
+  /// value, so a sync that fails on it restores what the tensor held.
+  std::atomic<bool> unchecked_index{false};
 
   Node(Op op, DType dtype, Shape shape, Attrs attrs, NodeList inputs);
   ~Node();
@@ -92,8 +98,8 @@ class Node {
 
 // Every recorded op allocates one Node (with its shared_ptr control block, from
 // ir/block_cache.h), and a big graph holds millions, so its size is a decision:
-// 248 bytes on LP64: the fields take 241 (56 shape + 56 inputs + 40 attrs +
-// 3*16 hash/scalar/buffer + 4*8 epoch/storage words + capture_index's 4 + five
+// 248 bytes on LP64: the fields take 242 (56 shape + 56 inputs + 40 attrs +
+// 3*16 hash/scalar/buffer + 4*8 epoch/storage words + capture_index's 4 + six
 // one-byte fields), rounded up to the alignment of 8, with no padding between
 // fields (the old order had 15 bytes of holes and took 256). A new field, or a
 // reorder that opens a hole, fails here: place it on purpose and update this.

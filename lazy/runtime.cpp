@@ -5,6 +5,23 @@
 // roots, so nothing is computed twice: the walk marks what the requested roots
 // reach, then walks the other pending tensors and promotes every marked node
 // they reach to a root.
+//
+// Failed in-place writes. PyTorch checks an index before it writes, so
+// `x[idx] = v` with an index out of range raises and x keeps its value. Here
+// a pending index is checked when the write is computed, after x was rebound.
+// So a write whose value may fail on data (Node::unchecked_index) keeps what
+// it replaced in the slot (TensorImpl::undo), and a sync that raises walks
+// back each such tensor it reached: it computes the tensor's value alone
+// and, while that fails, restores the value before the newest remaining
+// write. x then reads what it held before the write that failed, and every
+// tensor not built on the failed value stays valid. Only an error in the
+// values (Error::on_data) restores: a write whose kernel failed to compile
+// is kept and computes once the compiler works. A sync that succeeds drops
+// the undo of every tensor it computed. Syncs of everything that do
+// not raise (automatic ones) restore nothing: the failing tensor is marked
+// and raises, and is restored, when it is itself synced. Only syncs that meet
+// such a tensor pay: they look for them while any exist, and the retries run
+// on the error path.
 #include "lazy/runtime.h"
 
 #include <algorithm>
@@ -58,6 +75,19 @@ int64_t env_int(const char* name, int64_t fallback) {
 }
 
 std::atomic<int64_t> g_threshold{env_int("LT_SYNC_THRESHOLD", 50000)};
+std::atomic<int64_t> g_undo_holders{0};  // live slots with a non-empty TensorImpl::undo
+// Set while a sync must not restore failed writes: inside a sync of
+// everything that does not raise, and inside the restoring itself.
+thread_local bool t_keep_failed_writes = false;
+
+class KeepFailedWrites {
+ public:
+  KeepFailedWrites() : prev_(t_keep_failed_writes) { t_keep_failed_writes = true; }
+  ~KeepFailedWrites() { t_keep_failed_writes = prev_; }
+
+ private:
+  bool prev_;
+};
 // Live nodes right after the last sync: the growth since then approximates the
 // pending graph (nodes that died unsynced do not count against it).
 std::atomic<int64_t> g_live_at_last_sync{0};
@@ -198,6 +228,61 @@ static std::vector<NodePtr> live_pending_nodes(bool skip_failed = false) {
   return out;
 }
 
+void count_undo_holder(int delta) { g_undo_holders.fetch_add(delta, std::memory_order_relaxed); }
+
+using SlotList = std::vector<std::shared_ptr<TensorImpl>>;
+
+// The live tensors with writes a sync may fail on whose value `capture` reached.
+static SlotList reached_writers(const TraceCapture& capture) {
+  SlotList out;
+  if (g_undo_holders.load(std::memory_order_relaxed) == 0) return out;
+  for_each_live([&](TensorImpl* t) {
+    if (t->undo.empty() || capture.index_of(t->node.get()) < 0) return;
+    if (auto held = t->weak_from_this().lock()) out.push_back(std::move(held));  // null while being destroyed
+  });
+  return out;
+}
+
+// After a successful sync: the writers whose value it computed need no undo.
+static void forget_computed_writes(const SlotList& writers) {
+  std::vector<TensorImpl::Undo> dropped;  // released outside the lock
+  with_registry_lock([&] {
+    for (const auto& t : writers) {
+      if (t->node->is_pending()) continue;
+      for (TensorImpl::Undo& u : t->forget_writes()) dropped.push_back(std::move(u));
+    }
+  });
+}
+
+// After a sync of `failed` raised: walks back each writer it reached to the
+// value before its write that fails (see the top of the file).
+static void restore_failed_writes(const SlotList& writers, absl::Span<const NodePtr> failed) {
+  KeepFailedWrites keep;  // the retries below restore nothing themselves
+  for (const auto& t : writers) {
+    // A writer that was the whole failed sync is known to fail: no retry.
+    bool fails = failed.size() == 1 && failed[0] == t->node;
+    for (;;) {
+      NodePtr value;
+      with_registry_lock([&] {
+        if (!t->undo.empty() && t->node->is_pending()) value = t->node;
+      });
+      if (!value) break;
+      if (!fails) {
+        try {
+          sync_nodes({value});
+          break;
+        } catch (const Error& e) {
+          if (!e.on_data()) break;  // not this write's values: keep it
+        }
+      }
+      fails = false;
+      NodePtr failed_value;
+      with_registry_lock([&] { failed_value = t->undo_write(); });
+    }
+  }
+  forget_computed_writes(writers);
+}
+
 void sync_nodes(absl::Span<const NodePtr> requested, const RunOptions& options) {
   std::lock_guard<std::recursive_mutex> lock(sync_mutex());
   std::vector<NodePtr> roots;
@@ -240,16 +325,24 @@ void sync_nodes(absl::Span<const NodePtr> requested, const RunOptions& options) 
         if (in->is_pending()) work.push_back(&in);
     }
   }
+  SlotList writers = reached_writers(capture);
   capture.seal();
   counters::syncs.add();
   Backend& backend = current_backend();
   std::vector<BufferPtr> outputs;
-  if (dumping() || !backend.run_cached(capture.hash(), capture.params(), capture.scalars(), options, &outputs)) {
-    Trace trace = capture.trace();
-    dump_trace(trace);
-    outputs = backend.run(trace, options);
+  try {
+    if (dumping() || !backend.run_cached(capture.hash(), capture.params(), capture.scalars(), options, &outputs)) {
+      Trace trace = capture.trace();
+      dump_trace(trace);
+      outputs = backend.run(trace, options);
+    }
+  } catch (const Error& e) {
+    // Only an error in the values: a write whose kernel failed to compile computes once the compiler works.
+    if (e.on_data() && !writers.empty() && !t_keep_failed_writes) restore_failed_writes(writers, roots);
+    throw;
   }
   for (size_t i = 0; i < roots.size(); ++i) roots[i]->realize(std::move(outputs[i]));
+  if (!writers.empty()) forget_computed_writes(writers);
   g_live_at_last_sync.store(counters::nodes_live.get(), std::memory_order_relaxed);
 }
 
@@ -278,6 +371,8 @@ static void sync_isolating(absl::Span<const NodePtr> roots, std::optional<Error>
 // `leading`: these roots first, in the order given (sync_step()).
 static void sync_everything(bool raise, absl::Span<const NodePtr> leading = {}) {
   std::lock_guard<std::recursive_mutex> lock(sync_mutex());
+  std::optional<KeepFailedWrites> keep;
+  if (!raise) keep.emplace();
   std::vector<NodePtr> roots;
   absl::flat_hash_set<const Node*> listed;
   for (const NodePtr& n : leading)

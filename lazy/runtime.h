@@ -29,7 +29,12 @@ BufferPtr materialized_buffer(const NodePtr& n);
 /// a sync on another thread may be realising (Node::realize clears inputs).
 void with_sync_lock(const std::function<void()>& f);
 
-/// Computes `roots` (pending nodes), realising each in place.
+/// Counts the slots holding writes that a sync may fail on
+/// (TensorImpl::undo): syncs look for them only while there are any.
+void count_undo_holder(int delta);
+/// Computes `roots` (pending nodes), realising each in place. When that
+/// fails on data, each live tensor whose in-place write failed gets back the
+/// value it held before that write, and the error is raised.
 void sync_nodes(absl::Span<const NodePtr> roots, const RunOptions& options = {});
 /// Called after each recorded op: syncs everything when the pending graph is too large.
 void maybe_auto_sync();

@@ -27,7 +27,10 @@ TensorImpl::TensorImpl(NodePtr n) : node(std::move(n)), storage_id(next_storage_
   if (node && node->storage_id == 0) adopt(*node);
   runtime::register_live(this);
 }
-TensorImpl::~TensorImpl() { runtime::unregister_live(this); }
+TensorImpl::~TensorImpl() {
+  runtime::unregister_live(this);
+  if (!undo.empty()) runtime::count_undo_holder(-1);
+}
 
 void TensorImpl::rebind(NodePtr n, uint64_t take_from, bool count_as_change) {
   if (leaf_requires_grad && !n->requires_grad) {
@@ -36,10 +39,17 @@ void TensorImpl::rebind(NodePtr n, uint64_t take_from, bool count_as_change) {
     n = ops::detach(n);
     n->requires_grad = true;
   }
+  std::vector<Undo> dropped;
   runtime::with_registry_lock([&] {
     if (leaf_requires_grad && node && node->requires_grad) {
       std::erase_if(earlier_leaf_nodes, [](const std::weak_ptr<Node>& w) { return w.expired(); });
       earlier_leaf_nodes.push_back(node);
+    }
+    if (node && n->unchecked_index.load(std::memory_order_relaxed)) {
+      if (undo.empty()) runtime::count_undo_holder(+1);
+      undo.push_back({node, version, node->replaced_at_version});
+    } else if (!undo.empty()) {
+      dropped = forget_writes();
     }
     ++rebinds;
     if (count_as_change) {
@@ -49,7 +59,26 @@ void TensorImpl::rebind(NodePtr n, uint64_t take_from, bool count_as_change) {
     if (n->storage_id == 0 || n->storage_id == storage_id || (take_from != 0 && n->storage_id == take_from)) adopt(*n);
     node.swap(n);
   });
-  // `n` now holds the old value: released here, outside the lock.
+  // `n` now holds the old value, `dropped` older ones: released here, outside the lock.
+}
+
+NodePtr TensorImpl::undo_write() {
+  Undo u = std::move(undo.back());
+  undo.pop_back();
+  if (undo.empty()) runtime::count_undo_holder(-1);
+  u.node->replaced_at_version = u.replaced_at_version;
+  std::erase_if(earlier_leaf_nodes, [&](const std::weak_ptr<Node>& w) { return w.expired() || w.lock() == u.node; });
+  version = u.version;
+  ++rebinds;  // Python views re-derive from the restored value
+  node.swap(u.node);
+  return std::move(u.node);
+}
+
+std::vector<TensorImpl::Undo> TensorImpl::forget_writes() {
+  if (!undo.empty()) runtime::count_undo_holder(-1);
+  std::vector<Undo> out;
+  out.swap(undo);
+  return out;
 }
 
 void TensorImpl::set_node(NodePtr n, std::optional<bool> leaf) {

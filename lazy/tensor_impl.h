@@ -43,6 +43,21 @@ struct TensorImpl : std::enable_shared_from_this<TensorImpl> {
     n.storage_version = version;
   }
 
+  /// What the slot held before an in-place write that a sync may still fail
+  /// on (its value has Node::unchecked_index set).
+  struct Undo {
+    NodePtr node;                  ///< the value before the write
+    uint64_t version;              ///< the storage's version before it
+    uint64_t replaced_at_version;  ///< node's mark before the write moved the storage off it
+  };
+  /// Restores the value before the newest write in `undo` (the version too,
+  /// as PyTorch's write that raises changes nothing) and drops that entry.
+  /// Under the registry lock; returns the failed value, to be released outside it.
+  NodePtr undo_write();
+  /// Drops `undo` (its value was computed, or is no longer at risk). Under the
+  /// registry lock; returns the entries, to be released outside it.
+  std::vector<Undo> forget_writes();
+
   NodePtr node;                        ///< current value (written only through set_node/rebind)
   bool leaf_requires_grad = false;     ///< a user-made leaf that requires grad (set by requires_grad_)
   std::shared_ptr<TensorImpl> grad;    ///< accumulated gradient, or null
@@ -59,6 +74,11 @@ struct TensorImpl : std::enable_shared_from_this<TensorImpl> {
   /// Identifies the storage (unique, never reused; shared by a base and its
   /// Python views). Nodes record it to find their storage's version.
   uint64_t storage_id;
+  /// Writes not computed yet that a sync may fail on, oldest first, each
+  /// with what it replaced; emptied when a write that cannot fail replaces
+  /// them or a sync computes the value. A sync that fails restores the value
+  /// before the failing write (lazy/runtime.cpp). Under the registry lock.
+  std::vector<Undo> undo;
   /// Position in the live-tensor registry (lazy/runtime.cpp).
   TensorImpl* prev_live = nullptr;
   TensorImpl* next_live = nullptr;

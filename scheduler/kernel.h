@@ -107,9 +107,9 @@ inline ErrorKind check_index_kind(int64_t code) {
 }
 /// Raises the error a backend's error slot reports (code != 0).
 [[noreturn]] inline void raise_bad_index(int64_t code, int64_t value, int64_t axis, int64_t bound) {
-  if ((code - 1) & kCheckIndexTarget) fail(ErrorKind::Index, "Target ", value, " is out of bounds.");
-  fail(check_index_kind(code), op_name(check_index_op(code)), ": index ", value, " is out of bounds for dimension ",
-       axis, " with size ", bound);
+  if ((code - 1) & kCheckIndexTarget) fail_on_data(ErrorKind::Index, "Target ", value, " is out of bounds.");
+  fail_on_data(check_index_kind(code), op_name(check_index_op(code)), ": index ", value,
+               " is out of bounds for dimension ", axis, " with size ", bound);
 }
 
 /// One scalar op. 40 bytes; kernels hold a few hundred at most.

@@ -4,7 +4,7 @@ Run with the Debian python, where `import torch` is PyTorch 1.13:
 
     PYTHONPATH=bindings/python /usr/bin/python3 tools/api_sweep.py [--markdown]
 
-It enumerates four namespaces of torch and looks each name up on the matching lazytensor object
+It enumerates five namespaces of torch and looks each name up on the matching lazytensor object
 (`hasattr`):
 
 - `torch`: public (no leading `_`) attributes that are not submodules or `typing` helpers, split into
@@ -14,6 +14,7 @@ It enumerates four namespaces of torch and looks each name up on the matching la
 - `torch.nn`: public classes (layers, containers, `Parameter`).
 - `torch.nn.functional`: public non-class callables defined by torch (not its `typing`, `math` or
   `torch.overrides` imports).
+- `torch.special`: public functions (not the `Tensor` class it re-exports).
 
 A missing name goes to the first category in `CATEGORIES` whose rule matches it; each rule is a name
 pattern, a hand-written set, or a check on the torch object. The rules are the documentation of the
@@ -83,6 +84,11 @@ def functional_names():
     return names
 
 
+def special_names():
+    return [n for n in _public(torch.special) if inspect.isfunction(getattr(torch.special, n)) or
+            isinstance(getattr(torch.special, n), types.BuiltinFunctionType)]
+
+
 def namespaces():
     """(label, lazytensor object, torch names) for every row of the counts table."""
     callables, dtypes, constants = torch_names()
@@ -93,12 +99,13 @@ def namespaces():
         ("Tensor methods and properties", lazytensor.Tensor, tensor_names()),
         ("torch.nn classes", lazytensor.nn, nn_names()),
         ("torch.nn.functional", lazytensor.nn.functional, functional_names()),
+        ("torch.special", lazytensor.special, special_names()),
     ]
 
 
 # -- categories -----------------------------------------------------------------------------------
 
-# A rule takes (name, torch object, prefix), the prefix being "torch.", "Tensor.", "nn." or "F.".
+# A rule takes (name, torch object, prefix), the prefix being "torch.", "Tensor.", "nn.", "F." or "special.".
 
 def _matches(*patterns):
     regex = re.compile("|".join(patterns))
@@ -194,7 +201,7 @@ CATEGORIES = [
      "lstsq, matrix_rank: torch.linalg)",
      _named("range", "upsample_bilinear", "NLLLoss2d", "solve", "eig", "symeig", "lstsq", "matrix_rank", "new")),
     ("lazily initialised nn layers",
-     "not yet built: `nn.Lazy*` layers and `UninitializedBuffer` shape their parameters at the first call",
+     "the `nn.Lazy*` layers and their placeholders are built (`nn/modules/lazy.py`); what is listed here is not",
      _matches(r"^Lazy", r"^Uninitialized")),
     ("fused kernels and backward entry points",
      "out of scope: PyTorch's internal kernels that its nn layers call (`native_*`, `*_backward*`, "
@@ -204,9 +211,8 @@ CATEGORIES = [
               r"affine_grid_generator|embedding_renorm_|norm_except_dim|native_norm|segment_reduce)$",
               r"^_")),
     ("anomaly mode, determinism and global switches",
-     "not yet built: inference tensors (`is_inference`, `is_inference_mode_enabled`: inference_mode here is "
-     "no_grad, so no tensor is one); the determinism, matmul-precision, warn-always, anomaly and "
-     "default-tensor-type switches are built (`_switches.py`)",
+     "inference tensors (`autograd/grad_mode.py`) and the determinism, matmul-precision, warn-always, anomaly and "
+     "default-tensor-type switches (`_switches.py`) are built; what is listed here is not",
      _matches(r"anomaly", r"deterministic", r"warn_always", r"matmul_precision", r"default_tensor_type",
               r"^is_inference", r"^(is_grad|is_anomaly)")),
     ("signal processing (STFT and windows)",
@@ -219,15 +225,17 @@ CATEGORIES = [
      "lstsq (on the host); det, slogdet, logdet, inverse, pinverse, matrix_power and chain_matmul are built",
      _named(*_LINALG)),
     ("special functions and integer number theory",
-     "not yet built: gamma-family, Bessel and erfinv need series the C++ ops do not provide; gcd/lcm and "
-     "frexp/nextafter need integer loops or bit access; binomial/poisson need samplers",
-     _named(*_SPECIAL_FUNCTIONS)),
+     "not yet built: the incomplete gamma functions (igamma, igammac, special.gammainc/gammaincc) need a series "
+     "and a continued fraction whose length depends on the data; airy_ai needs "
+     "cephes' coefficient tables; gcd/lcm and frexp/nextafter need integer loops or bit access; binomial/poisson "
+     "need samplers (the gamma family, erfinv, the Bessel functions and the polynomials are built)",
+     lambda name, value, prefix: name in _SPECIAL_FUNCTIONS or prefix == "special."),
     ("random sampling in place",
      "not yet built: in-place samplers beyond uniform_, normal_, bernoulli_, random_, exponential_, cauchy_, "
      "log_normal_ and geometric_",
      _named("cauchy_", "exponential_", "geometric_", "log_normal_", "random_")),
     ("in-place variants (`*_`)",
-     "not yet built: in-place forms whose function is missing too (the special functions, "
+     "not yet built: in-place forms whose function is missing too (gcd, lcm, igamma, "
      "renorm, ...), that change a view's shape (`t_`, `transpose_`, `squeeze_`, `unsqueeze_`, `swapaxes_`), or "
      "that call Python per element (`apply_`, `map_`)",
      _matches(r"[a-z0-9]_$")),
@@ -262,9 +270,10 @@ def category_of(name, value, prefix):
 def sweep():
     """(rows of the counts table, {category: (reason, [qualified missing names])})."""
     rows, missing = [], {}
-    prefixes = {"torch.nn classes": "nn.", "torch.nn.functional": "F.", "Tensor methods and properties": "Tensor."}
+    prefixes = {"torch.nn classes": "nn.", "torch.nn.functional": "F.", "Tensor methods and properties": "Tensor.",
+                "torch.special": "special."}
     torch_objects = {"torch.nn classes": torch.nn, "torch.nn.functional": torch.nn.functional,
-                     "Tensor methods and properties": torch.Tensor}
+                     "Tensor methods and properties": torch.Tensor, "torch.special": torch.special}
     for label, ours, names in namespaces():
         absent = [n for n in names if not hasattr(ours, n)]
         rows.append((label, len(names), len(names) - len(absent), len(absent)))

@@ -440,6 +440,105 @@ BOOST_AUTO_TEST_CASE(a_tensor_is_usable_after_a_failed_op_on_it) {
   });
 }
 
+// PyTorch checks an index before it writes. Here a pending index is checked
+// when the write is computed, so the sync that finds it bad restores what the
+// target held before that write.
+BOOST_AUTO_TEST_CASE(a_failed_in_place_write_leaves_its_target_as_it_was) {
+  auto bad_write = [](Tensor& x) { x.copy_(index_add(x, 0, i64({1}) * 7, f32({10}))); };  // index 7, pending
+  expect_result("the target reads its old value and version after the error", [&] {
+    Tensor x = f32({1, 2, 3});
+    uint64_t v = x.version();
+    bad_write(x);
+    try {
+      x.to_vector<float>();
+      BOOST_ERROR("no error raised");
+    } catch (const Error& e) {
+      BOOST_CHECK(e.kind() == ErrorKind::Index);
+      BOOST_CHECK_MESSAGE(std::string(e.what()).find("index 7 is out of bounds") != std::string::npos, e.what());
+    }
+    BOOST_CHECK((x.to_vector<float>() == std::vector<float>{1, 2, 3}));
+    BOOST_CHECK_EQUAL(x.version(), v);
+    x.add_(1.0);  // later ops work
+    BOOST_CHECK((x.to_vector<float>() == std::vector<float>{2, 3, 4}));
+  });
+  expect_result("a pending target gets back its pending value", [&] {
+    Tensor x = f32({1, 2, 3}) * 2.0;
+    bad_write(x);
+    BOOST_CHECK_THROW(x.to_vector<float>(), Error);
+    BOOST_CHECK((x.to_vector<float>() == std::vector<float>{2, 4, 6}));
+  });
+  expect_result("writes before the failing one are kept", [&] {
+    Tensor x = f32({1, 2, 3});
+    x.copy_(index_add(x, 0, i64({1}) * 2, f32({10})));  // pending and in range
+    bad_write(x);
+    x.mul_(2.0);  // built on the failed value: undone with it
+    BOOST_CHECK_THROW(x.to_vector<float>(), Error);
+    BOOST_CHECK((x.to_vector<float>() == std::vector<float>{1, 2, 13}));
+  });
+  expect_result("a tensor read before the write stays valid; one built on the failed value raises", [&] {
+    Tensor x = f32({1, 2, 3});
+    Tensor before = x + 1.0;
+    bad_write(x);
+    Tensor after = x * 2.0;
+    BOOST_CHECK_THROW(after.to_vector<float>(), Error);
+    BOOST_CHECK((x.to_vector<float>() == std::vector<float>{1, 2, 3}));
+    BOOST_CHECK((before.to_vector<float>() == std::vector<float>{2, 3, 4}));
+    BOOST_CHECK_THROW(after.to_vector<float>(), Error);  // the failed value stays failed
+  });
+  expect_result("a write that the failing sync did not fail on is kept", [&] {
+    Tensor x = f32({1, 2, 3});
+    x.copy_(index_add(x, 0, i64({0}) * 1, f32({10})));  // pending and in range
+    Tensor bad = index_select(f32({1, 2}), 0, i64({4}) + i64({0}));
+    BOOST_CHECK_THROW((x + bad.sum()).to_vector<float>(), Error);
+    BOOST_CHECK((x.to_vector<float>() == std::vector<float>{11, 2, 3}));
+  });
+  expect_result("sync() of everything raises and restores the target", [&] {
+    Tensor x = f32({1, 2, 3});
+    bad_write(x);
+    Tensor good = f32({4}) * 2.0;
+    BOOST_CHECK_THROW(lt::sync(), Error);
+    BOOST_CHECK((x.to_vector<float>() == std::vector<float>{1, 2, 3}));
+    BOOST_CHECK_EQUAL(good.item<float>(), 8.0f);
+  });
+  expect_result("an automatic sync restores nothing: the write raises when it is read", [&] {
+    struct Restore {
+      int64_t t;
+      ~Restore() { set_sync_threshold(t); }
+    } restore{sync_threshold()};
+    Tensor x = f32({1, 2, 3});
+    bad_write(x);
+    set_sync_threshold(10);
+    Tensor a = ones({3});
+    int64_t autos = counter_value("auto_syncs");
+    BOOST_CHECK_NO_THROW(for (int i = 0; i < 40; ++i) a = a * 1.5 + 1.0);
+    BOOST_CHECK(counter_value("auto_syncs") > autos);
+    BOOST_CHECK(!x.is_materialized());
+    BOOST_CHECK_THROW(x.to_vector<float>(), Error);
+    BOOST_CHECK((x.to_vector<float>() == std::vector<float>{1, 2, 3}));
+  });
+  expect_result("a write whose kernel failed to compile is kept: it computes once the compiler works", [&] {
+    if (runtime::backend_name() != "cpu") return;
+    set_kernel_cache_config({"", 0});  // off the disk cache: this kernel must really compile
+    struct Restore {
+      ~Restore() { set_kernel_cache_config(KernelCacheConfig::from_env()); }
+    } restore;
+    Tensor x = f32({1, 2, 3});
+    x.copy_(lt::exp(index_add(x, 0, i64({1}) * 2, f32({10}))) * 0.5 - 0.125);  // pending, in range, new code
+    ::setenv("LT_TEST_FAIL_COMPILE", "1", 1);
+    BOOST_CHECK_THROW(x.to_vector<float>(), Error);
+    ::unsetenv("LT_TEST_FAIL_COMPILE");
+    BOOST_CHECK_CLOSE(x.to_vector<float>()[2], std::exp(13.0f) * 0.5f - 0.125f, 1e-4);
+  });
+  expect_result("a write that computes drops what it replaced", [&] {
+    Tensor x = f32({1, 2, 3});
+    std::weak_ptr<Node> old = x.node();
+    x.copy_(index_add(x, 0, i64({1}) * 2, f32({10})));  // pending and in range: kept for an undo until synced
+    BOOST_CHECK(!old.expired());
+    BOOST_CHECK((x.to_vector<float>() == std::vector<float>{1, 2, 13}));
+    BOOST_CHECK(old.expired());
+  });
+}
+
 BOOST_AUTO_TEST_CASE(the_battery_tries_at_least_fifty_kinds_of_misuse) {
   BOOST_TEST_MESSAGE("kinds of misuse tried: " << g_kinds);
   BOOST_CHECK_GE(g_kinds, 50);

@@ -100,6 +100,25 @@ def test_promote_types_full_table(a, b):
     assert repr(lt.promote_types(L(a), L(b))) == repr(torch.promote_types(T(a), T(b)))
 
 
+def test_can_cast_full_table():
+    for a in NAMES:
+        for b in NAMES:
+            assert lt.can_cast(L(a), L(b)) == torch.can_cast(T(a), T(b)), (a, b)
+    assert lt.can_cast(**{"from": lt.int32, "to": lt.float16}) is True
+
+
+@pytest.mark.parametrize("args", [(1, "float32"), ("float32", "x"), ("float32",), ("float32", "int8", "int8")])
+def test_can_cast_bad_arguments_raise_what_torch_raises(args):
+    conv = [L(a) if a in NAMES else a for a in args]
+    tconv = [T(a) if a in NAMES else a for a in args]
+    with pytest.raises(TypeError) as theirs:
+        torch.can_cast(*tconv)
+    with pytest.raises(TypeError) as ours:
+        lt.can_cast(*conv)
+    if len(args) == 2:
+        assert str(ours.value) == str(theirs.value)
+
+
 @pytest.mark.parametrize("a", NAMES)
 @pytest.mark.parametrize("b", NAMES)
 def test_tensor_tensor_result_dtype_and_add(a, b):

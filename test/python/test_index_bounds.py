@@ -2,8 +2,9 @@
 size, and every tensor (the target of an in-place op included) unchanged afterwards.
 
 Index values that are known (materialised) raise at the call. Lazy index values (computed by pending ops)
-raise at the sync that computes the result; other tensors stay valid, and a bad index in one dim of a
-multi-dim advanced index never lands on a valid element of another dim.
+raise at the sync that computes the result; other tensors stay valid, the target of a failed in-place write
+reads what it held before that write (as in torch, which raises before writing), and a bad index in one dim
+of a multi-dim advanced index never lands on a valid element of another dim.
 """
 import numpy as np
 import pytest
@@ -33,7 +34,7 @@ NONNEG_OPS = {
     "scatter_add_": lambda T, x, i: x.scatter_add_(0, T.tensor([i]), T.tensor([1.0])),
     "index_add": lambda T, x, i: x.index_add(0, T.tensor([i]), T.tensor([1.0])),
     "index_add_": lambda T, x, i: x.index_add_(0, T.tensor([i]), T.tensor([1.0])),
-    "embedding": lambda T, x, i: (LF if T is lt else TF).embedding(T.tensor([i]), x.reshape(3, 1)),
+    "embedding": lambda T, x, i: (TF if T is torch else LF).embedding(T.tensor([i]), x.reshape(3, 1)),
 }
 
 
@@ -130,10 +131,102 @@ def test_lazy_bad_index_in_one_dim_does_not_land_in_another():
                 x[i, j].tolist()
 
 
-def test_lazy_bad_index_in_place_fails_the_target_only():
+class _PendingTensors:
+    """lazytensor whose tensor() gives a pending tensor: its values are known only at the sync."""
+
+    def __getattr__(self, name):
+        return getattr(lt, name)
+
+    @staticmethod
+    def tensor(data, **kwargs):
+        return lt.tensor(data, **kwargs) * 1
+
+
+PENDING = _PendingTensors()
+
+
+def _pending_outcome(op, i):
     x = lt.tensor([1.0, 2.0, 3.0])
-    keep = lt.tensor([4.0, 5.0])
+    other = lt.arange(4.0) * 2
+    try:
+        result = op(PENDING, x, i)  # records: the index is not known yet
+        (x if result is None or result is x else result).tolist()
+        raised = None
+    except (IndexError, RuntimeError) as e:
+        raised = e
+    return raised, x, other
+
+
+@pytest.mark.parametrize("name", sorted(set(OPS) | set(NONNEG_OPS)))
+def test_lazy_bad_index_raises_at_the_sync_and_the_target_is_as_it_was(name):
+    op = OPS.get(name) or NONNEG_OPS[name]
+    ours, x, other = _pending_outcome(op, 7)
+    theirs, tx, tother = _outcome(torch, op, 7)
+    assert type(ours) is type(theirs), (ours, theirs)
+    assert "index 7 is out of bounds" in str(ours), str(ours)
+    assert_same(x, tx)  # torch raises before it writes
+    assert x._version == tx._version
+    assert_same(other, tother)
+    assert_same(x * 2, tx * 2)  # later ops work
+
+
+def test_lazy_bad_write_keeps_the_writes_before_it():
+    outs = []
+    for T in (PENDING, torch):
+        x = T.tensor([1.0, 2.0, 3.0, 4.0])
+        x[T.tensor([0])] = 10.0
+        try:
+            x[T.tensor([9])] = 20.0
+            x.tolist()
+        except IndexError:
+            pass
+        outs.append(x)
+    assert_same(outs[0], outs[1])
+
+
+def test_lazy_bad_write_through_a_view_restores_the_base_and_the_view():
+    base = lt.arange(6.0)
+    view = base[1:4]
+    view[lt.tensor([5]) * 1] = 7.0
+    with pytest.raises(IndexError, match="index 5 is out of bounds"):
+        view.tolist()
+    assert base.tolist() == [0.0, 1.0, 2.0, 3.0, 4.0, 5.0]
+    assert view.tolist() == [1.0, 2.0, 3.0]
+    view[lt.tensor([1]) * 1] = 7.0  # the view still writes through
+    assert base.tolist() == [0.0, 1.0, 7.0, 3.0, 4.0, 5.0]
+
+
+def test_lazy_bad_write_to_a_parameter_keeps_its_gradient_flow():
+    p = lt.nn.Parameter(lt.ones(4))
+    y = (p * p).sum()  # recorded before the write
+    with lt.no_grad():
+        p[lt.tensor([3]) * 3] = 0.0
+    with pytest.raises(IndexError, match="index 9 is out of bounds"):
+        p.tolist()
+    assert p.requires_grad and p.is_leaf and p._version == 0
+    y.backward()
+    (p * 3).sum().backward()
+    assert p.grad.tolist() == [5.0] * 4  # each use counted once
+
+
+def test_lazy_tensors_built_on_a_failed_write_keep_raising():
+    x = lt.tensor([1.0, 2.0, 3.0])
+    before = x + 1
     x.index_add_(0, lt.tensor([1]) * 7, lt.tensor([1.0]))
+    after = x * 2
     with pytest.raises(IndexError, match="index 7 is out of bounds"):
-        x.tolist()
-    assert keep.tolist() == [4.0, 5.0]
+        after.tolist()
+    assert x.tolist() == [1.0, 2.0, 3.0]
+    assert before.tolist() == [2.0, 3.0, 4.0]
+    with pytest.raises(IndexError, match="index 7 is out of bounds"):
+        after.tolist()
+
+
+def test_lazy_sync_of_everything_raises_and_restores_the_target():
+    x = lt.tensor([1.0, 2.0, 3.0])
+    x[lt.tensor([4]) * 1] = 5.0
+    good = lt.ones(2) * 3
+    with pytest.raises(IndexError, match="index 4 is out of bounds"):
+        lt.sync()
+    assert x.tolist() == [1.0, 2.0, 3.0]
+    assert good.tolist() == [3.0, 3.0]

@@ -1,4 +1,4 @@
-"""dtype queries: the default floating dtype, finfo and iinfo."""
+"""dtype queries: the default floating dtype, finfo, iinfo and can_cast."""
 import builtins
 
 import numpy as np
@@ -74,3 +74,29 @@ class iinfo:
     def __repr__(self):
         return "iinfo(min={:g}, max={:g}, dtype={})".format(builtins.float(self.min), builtins.float(self.max),
                                                               self.dtype)
+
+
+def can_cast(*args, **kwargs):
+    """torch.can_cast(from, to): whether a type-promoting op may write a `from` result into a `to` output.
+    As c10::canCast: not from a floating dtype to an integral one (bool included), not from a non-bool
+    dtype to bool; everything else may."""
+    names = ("from", "to")
+    if len(args) > 2:
+        raise TypeError("can_cast() takes 2 positional arguments but {} were given".format(len(args)))
+    values = dict(zip(names, args))
+    for k, v in kwargs.items():
+        if k not in names or k in values:
+            raise TypeError("can_cast() got an unexpected keyword argument '{}'".format(k))
+        values[k] = v
+    missing = [k for k in names if k not in values]
+    if missing:
+        raise TypeError('can_cast() missing {} required positional argument: {}'.format(
+            len(missing), ", ".join('"{}"'.format(k) for k in missing)))
+    for pos, k in enumerate(names, 1):
+        if not isinstance(values[k], _C.dtype):
+            raise TypeError("can_cast(): argument '{}' (position {}) must be torch.dtype, not {}".format(
+                k, pos, type(values[k]).__name__))
+    src, dst = values["from"], values["to"]
+    if src.is_floating_point and not dst.is_floating_point:
+        return False
+    return not (dst == _C.bool and src != _C.bool)

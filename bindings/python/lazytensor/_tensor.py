@@ -692,6 +692,14 @@ def inplace(fn, name):
 _round_method = Tensor.round  # the C++ method, before install() replaces it
 
 
+def _polygamma_method(self, n):
+    return functional.polygamma(n, self)
+
+
+def _polygamma_inplace(self, n):
+    return self._inplace(functional.polygamma(n, self), "polygamma_")
+
+
 def _tensor_round(self, decimals=0):
     return _round_method(self) if not decimals else _round_decimals(self, decimals=decimals)
 
@@ -824,4 +832,12 @@ def install():
     for name in _FUNCTION_INPLACE:
         if not hasattr(T, name + "_"):
             setattr(T, name + "_", inplace(getattr(functional, name), name + "_"))
+    for name in ("lgamma", "digamma", "erfinv", "i0", "mvlgamma"):
+        if not hasattr(T, name):
+            setattr(T, name, method(getattr(functional, name)))
+        if not hasattr(T, name + "_"):
+            setattr(T, name + "_", inplace(getattr(functional, name), name + "_"))
+    if not hasattr(T, "polygamma"):
+        T.polygamma = _polygamma_method
+        T.polygamma_ = _polygamma_inplace
     T.round = _tensor_round

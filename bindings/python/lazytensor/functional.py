@@ -6,10 +6,13 @@ by topic and are re-exported here: _pointwise (elementwise math and the division
 and _sorting; creation functions are in _creation.
 """
 
-from . import _C, _indexing, _linalg, _pointwise, _reductions, _reshaping, _sorting
-from ._C import Tensor
+from . import _C, _bessel, _error_function, _gamma, _indexing, _linalg, _pointwise, _reductions, _reshaping, _sorting
+from ._C import Tensor, is_inference_mode_enabled  # noqa: F401
 from ._creation import logspace, tril_indices, triu_indices, vander  # noqa: F401
-from ._dtype import finfo, get_default_dtype, iinfo, set_default_dtype  # noqa: F401
+from ._dtype import can_cast, finfo, get_default_dtype, iinfo, set_default_dtype  # noqa: F401
+from ._bessel import *  # noqa: F401,F403
+from ._error_function import *  # noqa: F401,F403
+from ._gamma import *  # noqa: F401,F403
 from ._indexing import *  # noqa: F401,F403
 from ._linalg import *  # noqa: F401,F403
 from ._pointwise import *  # noqa: F401,F403
@@ -34,6 +37,13 @@ def numel(input):
 
 def is_tensor(obj):
     return isinstance(obj, Tensor)
+
+
+def is_inference(input):
+    if not isinstance(input, Tensor):
+        raise TypeError("is_inference(): argument 'input' (position 1) must be Tensor, not {}".format(
+            type(input).__name__))
+    return input.is_inference()
 
 
 def is_floating_point(input):
@@ -150,7 +160,7 @@ def dropout_(input, p, train):
 _INPLACE_FUNCTIONS = ["abs_", "acos_", "acosh_", "addmv_", "arccos_", "arccosh_", "arcsin_", "arcsinh_", "arctan_",
                       "arctanh_", "asin_", "asinh_", "atan_", "atanh_", "ceil_", "clamp_", "clamp_max_", "clamp_min_",
                       "clip_", "cos_", "cosh_", "deg2rad_", "detach_", "erf_", "erfc_", "exp2_", "exp_", "expm1_",
-                      "fill_", "fix_", "floor_", "frac_", "ldexp_", "log10_", "log1p_", "log2_", "log_", "logit_",
+                      "fill_", "fix_", "floor_", "frac_", "i0_", "ldexp_", "log10_", "log1p_", "log2_", "log_", "logit_",
                       "nan_to_num_", "neg_", "negative_", "rad2deg_", "reciprocal_", "relu_", "round_", "rsqrt_",
                       "sigmoid_", "sin_", "sinc_", "sinh_", "sqrt_", "square_", "tan_", "tanh_", "trunc_", "xlogy_",
                       "zero_", "index_put_"]
@@ -167,12 +177,12 @@ for _name in _INPLACE_FUNCTIONS:
     globals()[_name] = _inplace_function(_name)
 del _name
 
-__all__ = (["where", "numel", "is_tensor", "is_floating_point", "allclose", "isclose", "equal", "outer", "norm",
+__all__ = (["where", "numel", "is_tensor", "is_inference", "is_inference_mode_enabled", "is_floating_point", "allclose", "isclose", "equal", "outer", "norm",
             "addcmul", "addcdiv", "lerp", "nonzero", "masked_select", "log2", "log10", "var_mean", "std_mean",
             "unflatten", "result_type", "clone", "dropout", "dropout_",
             "Generator", "get_rng_state", "manual_seed", "seed", "set_rng_state",
             "no_grad", "enable_grad", "inference_mode", "set_grad_enabled",
-            "set_printoptions", "get_default_dtype", "set_default_dtype", "finfo", "iinfo",
+            "set_printoptions", "get_default_dtype", "set_default_dtype", "finfo", "iinfo", "can_cast",
             "logspace", "tril_indices", "triu_indices", "vander"]
            + _pointwise.__all__ + _linalg.__all__ + _reshaping.__all__ + _indexing.__all__ + _reductions.__all__
-           + _sorting.__all__ + _INPLACE_FUNCTIONS)
+           + _sorting.__all__ + _gamma.__all__ + _error_function.__all__ + _bessel.__all__ + _INPLACE_FUNCTIONS)

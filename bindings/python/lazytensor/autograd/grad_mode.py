@@ -35,11 +35,28 @@ class enable_grad(_GradMode):
 
 
 class inference_mode(_GradMode):
+    """Context manager and decorator: with mode=True, no gradient is recorded and the tensors made inside
+    are inference tensors (Tensor.is_inference(): no in-place writes outside the mode, no _version);
+    mode=False turns both off inside, grad recording on, as PyTorch's."""
+
     def __init__(self, mode=True):
-        self._enabled = not mode
+        self.mode = builtins.bool(mode)
+        self._enabled = not self.mode
+
+    def __enter__(self):
+        self._prev_inference = _C.is_inference_mode_enabled()
+        super().__enter__()
+        _C._set_inference_mode(self.mode)
+
+    def __exit__(self, *exc):
+        _C._set_inference_mode(self._prev_inference)
+        return super().__exit__(*exc)
+
+    def clone(self):
+        return self.__class__(self.mode)
 
     def __call__(self, func):
-        mode = not self._enabled
+        mode = self.mode
 
         @functools.wraps(func)
         def wrapper(*args, **kwargs):

@@ -1,16 +1,19 @@
 """The layers of lazytensor.nn, one module per family as in torch.nn.modules."""
 from .module import Module
 from .container import Sequential, ModuleList, ModuleDict, ParameterList, ParameterDict
-from .linear import Identity, Linear, Bilinear
+from .lazy import LazyModuleMixin
+from .linear import Identity, Linear, LazyLinear, Bilinear
 from .activation import (ReLU, ReLU6, LeakyReLU, ELU, GELU, Tanh, Sigmoid, SiLU, Mish, Softplus, Hardswish, Hardtanh,
                          Threshold, GLU, PReLU, LogSigmoid, Softsign, Tanhshrink, Hardsigmoid, SELU, CELU, Softmax,
                          LogSoftmax, Softmin, Softmax2d, MultiheadAttention, Hardshrink, Softshrink, RReLU)
 from .flatten import Flatten, Unflatten
 from .normalization import (BatchNorm1d, BatchNorm2d, BatchNorm3d, InstanceNorm1d, InstanceNorm2d, InstanceNorm3d,
-                            LayerNorm, GroupNorm, LocalResponseNorm)
+                            LayerNorm, GroupNorm, LocalResponseNorm, LazyBatchNorm1d, LazyBatchNorm2d, LazyBatchNorm3d,
+                            LazyInstanceNorm1d, LazyInstanceNorm2d, LazyInstanceNorm3d)
 from .sparse import Embedding, EmbeddingBag
 from .dropout import Dropout, Dropout1d, Dropout2d, Dropout3d, AlphaDropout
-from .conv import Conv1d, Conv2d, Conv3d, ConvTranspose1d, ConvTranspose2d, ConvTranspose3d
+from .conv import (Conv1d, Conv2d, Conv3d, ConvTranspose1d, ConvTranspose2d, ConvTranspose3d, LazyConv1d, LazyConv2d,
+                   LazyConv3d, LazyConvTranspose1d, LazyConvTranspose2d, LazyConvTranspose3d)
 from .fold import Unfold, Fold
 from .pooling import (MaxPool1d, MaxPool2d, MaxPool3d, MaxUnpool1d, MaxUnpool2d, MaxUnpool3d, AvgPool1d, AvgPool2d,
                       AvgPool3d, AdaptiveAvgPool1d, AdaptiveAvgPool2d, AdaptiveMaxPool1d, AdaptiveMaxPool2d, LPPool1d, LPPool2d,
@@ -48,4 +51,7 @@ __all__ = ["Module", "Sequential", "ModuleList", "ModuleDict", "ParameterList", 
            "MultiLabelMarginLoss", "RNNBase", "RNN", "LSTM", "GRU", "RNNCellBase", "RNNCell", "LSTMCell", "GRUCell",
            "Transformer", "TransformerEncoder", "TransformerDecoder", "TransformerEncoderLayer",
            "TransformerDecoderLayer", "Hardshrink", "Softshrink", "RReLU", "BatchNorm3d", "InstanceNorm3d", "Dropout3d",
-           "AdaptiveMaxPool1d", "LPPool1d", "LPPool2d", "AdaptiveAvgPool3d", "TripletMarginWithDistanceLoss"]
+           "AdaptiveMaxPool1d", "LPPool1d", "LPPool2d", "AdaptiveAvgPool3d", "TripletMarginWithDistanceLoss",
+           "LazyModuleMixin", "LazyLinear", "LazyConv1d", "LazyConv2d", "LazyConv3d", "LazyConvTranspose1d",
+           "LazyConvTranspose2d", "LazyConvTranspose3d", "LazyBatchNorm1d", "LazyBatchNorm2d", "LazyBatchNorm3d",
+           "LazyInstanceNorm1d", "LazyInstanceNorm2d", "LazyInstanceNorm3d"]

@@ -1,8 +1,11 @@
-"""Convolution layers (PyTorch 1.13): Conv1d/2d/3d and ConvTranspose1d/2d/3d.
+"""Convolution layers (PyTorch 1.13): Conv1d/2d/3d and ConvTranspose1d/2d/3d, and their Lazy forms, whose
+in_channels is the channel dim of the first input.
 
 Functional code and how convolution is lowered: nn/_functional_conv.py.
 """
 from .. import functional as F
+from ..parameter import UninitializedParameter
+from .lazy import LazyModuleMixin
 from .linear import _create_weight_and_bias, _kaiming_uniform_reset
 from .module import Module
 from ..._device import check_placement
@@ -189,4 +192,67 @@ class ConvTranspose3d(_ConvTransposeNd):
                                   self.dilation)
 
 
-__all__ = ["Conv1d", "Conv2d", "Conv3d", "ConvTranspose1d", "ConvTranspose2d", "ConvTranspose3d"]
+class _LazyConvXdMixin(LazyModuleMixin):
+    def _lazy_placeholders(self, out_channels, bias, dtype):
+        self.weight = UninitializedParameter(dtype=dtype)
+        self.out_channels = out_channels
+        if bias:
+            self.bias = UninitializedParameter(dtype=dtype)
+
+    def reset_parameters(self):
+        if not self.has_uninitialized_params() and self.in_channels != 0:
+            super().reset_parameters()
+
+    def _get_in_channels(self, input):
+        no_batch = self._nd + 1
+        if input.dim() not in (no_batch, no_batch + 1):
+            raise RuntimeError("Expected {}D (unbatched) or {}D (batched) input to {}, but got input of size: {}"
+                               .format(no_batch, no_batch + 1, type(self).__name__, input.shape))
+        return input.shape[1] if input.dim() == no_batch + 1 else input.shape[0]
+
+    def initialize_parameters(self, input, *args, **kwargs):
+        if self.has_uninitialized_params():
+            self.in_channels = self._get_in_channels(input)
+            if self.in_channels % self.groups != 0:
+                raise ValueError("in_channels must be divisible by groups")
+            if self.transposed:
+                shape = (self.in_channels, self.out_channels // self.groups) + tuple(self.kernel_size)
+            else:
+                shape = (self.out_channels, self.in_channels // self.groups) + tuple(self.kernel_size)
+            self._materialize("weight", shape)
+            if self.bias is not None:
+                self._materialize("bias", (self.out_channels,))
+            self.reset_parameters()
+
+
+def _lazy_conv(conv):
+    class LazyConv(_LazyConvXdMixin, conv):
+        cls_to_become = conv
+
+        def __init__(self, out_channels, kernel_size, stride=1, padding=0, dilation=1, groups=1, bias=True,
+                     padding_mode="zeros", device=None, dtype=None):
+            super().__init__(0, 0, kernel_size, stride, padding, dilation, groups, False, padding_mode, device, dtype)
+            self._lazy_placeholders(out_channels, bias, dtype)
+    LazyConv.__name__ = LazyConv.__qualname__ = "Lazy" + conv.__name__
+    return LazyConv
+
+
+def _lazy_conv_transpose(conv):
+    class LazyConvTranspose(_LazyConvXdMixin, conv):
+        cls_to_become = conv
+
+        def __init__(self, out_channels, kernel_size, stride=1, padding=0, output_padding=0, groups=1, bias=True,
+                     dilation=1, padding_mode="zeros", device=None, dtype=None):
+            super().__init__(0, 0, kernel_size, stride, padding, output_padding, groups, False, dilation, padding_mode,
+                             device, dtype)
+            self._lazy_placeholders(out_channels, bias, dtype)
+    LazyConvTranspose.__name__ = LazyConvTranspose.__qualname__ = "Lazy" + conv.__name__
+    return LazyConvTranspose
+
+
+LazyConv1d, LazyConv2d, LazyConv3d = (_lazy_conv(c) for c in (Conv1d, Conv2d, Conv3d))
+LazyConvTranspose1d, LazyConvTranspose2d, LazyConvTranspose3d = (
+    _lazy_conv_transpose(c) for c in (ConvTranspose1d, ConvTranspose2d, ConvTranspose3d))
+
+__all__ = ["Conv1d", "Conv2d", "Conv3d", "ConvTranspose1d", "ConvTranspose2d", "ConvTranspose3d", "LazyConv1d",
+           "LazyConv2d", "LazyConv3d", "LazyConvTranspose1d", "LazyConvTranspose2d", "LazyConvTranspose3d"]

@@ -1,10 +1,11 @@
-"""Identity, Linear and Bilinear, and the weight/bias creation shared with the convolutions."""
+"""Identity, Linear, LazyLinear and Bilinear, and the weight/bias creation shared with the convolutions."""
 import math
 
 from ... import _C
 from .. import functional as F
 from .. import init
-from ..parameter import Parameter
+from ..parameter import Parameter, UninitializedParameter
+from .lazy import LazyModuleMixin
 from .module import Module
 from ..._device import check_placement
 
@@ -89,4 +90,28 @@ class NonDynamicallyQuantizableLinear(Linear):
     pass
 
 
-__all__ = ["Identity", "Linear", "Bilinear"]
+class LazyLinear(LazyModuleMixin, Linear):
+    """Linear whose in_features is the last dim of its first input."""
+    cls_to_become = Linear
+
+    def __init__(self, out_features, bias=True, device=None, dtype=None):
+        super().__init__(0, 0, False, device, dtype)
+        self.weight = UninitializedParameter(dtype=dtype)
+        self.out_features = out_features
+        if bias:
+            self.bias = UninitializedParameter(dtype=dtype)
+
+    def reset_parameters(self):
+        if not self.has_uninitialized_params() and self.in_features != 0:
+            super().reset_parameters()
+
+    def initialize_parameters(self, input):
+        if self.has_uninitialized_params():
+            self.in_features = input.shape[-1]
+            self._materialize("weight", (self.out_features, self.in_features))
+            if self.bias is not None:
+                self._materialize("bias", (self.out_features,))
+            self.reset_parameters()
+
+
+__all__ = ["Identity", "Linear", "LazyLinear", "Bilinear"]

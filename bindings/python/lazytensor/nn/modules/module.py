@@ -6,7 +6,7 @@ from ..._C import Tensor
 from ..._creation import as_tensor
 from ..._device import check_placement, move_to_cuda
 from ...autograd.grad_mode import no_grad
-from ..parameter import Parameter
+from ..parameter import Parameter, is_lazy
 
 
 _IncompatibleKeys = namedtuple("IncompatibleKeys", ["missing_keys", "unexpected_keys"])
@@ -247,8 +247,18 @@ class Module:
                 m.state_dict(destination=destination, prefix=prefix + name + ".", keep_vars=keep_vars)
         return destination
 
+    def _materialize_from(self, state_dict):
+        """Gives each uninitialised parameter or buffer (of an nn.Lazy* layer not called yet) the shape of
+        its checkpoint entry, as PyTorch's lazy load hook; the layer's first call then keeps them."""
+        for mprefix, m in self.named_modules():
+            p = mprefix + "." if mprefix else ""
+            for name, t in list(m._parameters.items()) + list(m._buffers.items()):
+                if is_lazy(t) and p + name in state_dict:
+                    m._materialize(name, tuple(state_dict[p + name].shape))
+
     def load_state_dict(self, state_dict, strict=True):
         missing, unexpected, errors = [], [], []
+        self._materialize_from(state_dict)
         own = OrderedDict()
         for mprefix, m in self.named_modules():
             p = mprefix + "." if mprefix else ""

@@ -1,5 +1,6 @@
-"""Normalisation layers (PyTorch 1.13): BatchNorm1d/2d, InstanceNorm1d/2d, LayerNorm, GroupNorm and
-LocalResponseNorm. Functional code: nn/_functional_norm.py.
+"""Normalisation layers (PyTorch 1.13): BatchNorm1d/2d/3d, InstanceNorm1d/2d/3d and their Lazy forms
+(num_features is the channel dim of the first input), LayerNorm, GroupNorm and LocalResponseNorm.
+Functional code: nn/_functional_norm.py.
 
 Running statistics are buffers (running_mean, running_var, num_batches_tracked, in state_dict) updated
 with lazy in-place writes: a training forward never syncs, and the new statistics are computed in the
@@ -10,7 +11,8 @@ from ...autograd.grad_mode import no_grad
 from .. import functional as F
 from .. import init
 from .._functional_norm import _batch_norm
-from ..parameter import Parameter
+from ..parameter import Parameter, UninitializedBuffer, UninitializedParameter
+from .lazy import LazyModuleMixin
 from .module import Module
 from ..._device import check_placement
 
@@ -120,6 +122,12 @@ class _InstanceNorm(Module):
                 self.running_var.fill_(1)
                 self.num_batches_tracked.fill_(0)
 
+    def reset_parameters(self):
+        self.reset_running_stats()
+        if self.affine:
+            init.ones_(self.weight)
+            init.zeros_(self.bias)
+
     def forward(self, input):
         nd = self._nd
         name = type(self).__name__
@@ -127,9 +135,10 @@ class _InstanceNorm(Module):
             raise ValueError("expected {}D or {}D input (got {}D input)".format(nd + 1, nd + 2, input.dim()))
         unbatched = input.dim() == nd + 1
         x = input.unsqueeze(0) if unbatched else input
-        if x.shape[1] != self.num_features and self.affine:
+        # The weight's size, not num_features: a Lazy layer loaded from a checkpoint keeps num_features 0.
+        if self.affine and x.shape[1] != self.weight.shape[0]:
             raise ValueError("{}: expected input's size at dim={} to match num_features ({}), but got: {}.".format(
-                name, 1 - unbatched, self.num_features, x.shape[1]))
+                name, 1 - unbatched, self.weight.shape[0], x.shape[1]))
         use_input_stats = self.training or not self.track_running_stats
         out = F.instance_norm(x, self.running_mean, self.running_var, self.weight, self.bias, use_input_stats,
                               self.momentum, self.eps)
@@ -150,6 +159,44 @@ class InstanceNorm2d(_InstanceNorm):
 
 class InstanceNorm3d(_InstanceNorm):
     _nd = 3
+
+
+class _LazyNormBase(LazyModuleMixin):
+    def __init__(self, eps=1e-5, momentum=0.1, affine=True, track_running_stats=True, device=None, dtype=None):
+        super().__init__(0, eps, momentum, False, False, device, dtype)
+        self.affine, self.track_running_stats = affine, track_running_stats
+        if affine:
+            self.weight = UninitializedParameter(dtype=dtype)
+            self.bias = UninitializedParameter(dtype=dtype)
+        if track_running_stats:
+            self.running_mean = UninitializedBuffer(dtype=dtype)
+            self.running_var = UninitializedBuffer(dtype=dtype)
+            self.num_batches_tracked = _C.zeros((), dtype=_C.int64)
+
+    def reset_parameters(self):
+        if not self.has_uninitialized_params() and self.num_features != 0:
+            super().reset_parameters()
+
+    def initialize_parameters(self, input):
+        if self.has_uninitialized_params():
+            self.num_features = input.shape[1]
+            names = (("weight", "bias") if self.affine else ()) + (
+                ("running_mean", "running_var") if self.track_running_stats else ())
+            for name in names:
+                self._materialize(name, (self.num_features,))
+            self.reset_parameters()
+
+
+def _lazy_norm(norm):
+    class LazyNorm(_LazyNormBase, norm):
+        cls_to_become = norm
+    LazyNorm.__name__ = LazyNorm.__qualname__ = "Lazy" + norm.__name__
+    return LazyNorm
+
+
+LazyBatchNorm1d, LazyBatchNorm2d, LazyBatchNorm3d = (_lazy_norm(c) for c in (BatchNorm1d, BatchNorm2d, BatchNorm3d))
+LazyInstanceNorm1d, LazyInstanceNorm2d, LazyInstanceNorm3d = (
+    _lazy_norm(c) for c in (InstanceNorm1d, InstanceNorm2d, InstanceNorm3d))
 
 
 class LayerNorm(Module):
@@ -221,4 +268,5 @@ class LocalResponseNorm(Module):
 
 
 __all__ = ["BatchNorm1d", "BatchNorm2d", "BatchNorm3d", "InstanceNorm1d", "InstanceNorm2d", "InstanceNorm3d", "LayerNorm", "GroupNorm",
-           "LocalResponseNorm"]
+           "LocalResponseNorm", "LazyBatchNorm1d", "LazyBatchNorm2d", "LazyBatchNorm3d", "LazyInstanceNorm1d",
+           "LazyInstanceNorm2d", "LazyInstanceNorm3d"]
