@@ -518,10 +518,24 @@ BOOST_AUTO_TEST_CASE(a_failed_in_place_write_leaves_its_target_as_it_was) {
   });
   expect_result("a write whose kernel failed to compile is kept: it computes once the compiler works", [&] {
     if (runtime::backend_name() != "cpu") return;
-    set_kernel_cache_config({"", 0});  // off the disk cache: this kernel must really compile
+    // Off the disk cache and the interpreter tier: this kernel must really compile.
+    set_kernel_cache_config({"", 0});
+#if LT_HAVE_CPU_JIT
+    const bool interpreter = cpu_interpreter();
+    cpu_set_interpreter(false);
+#endif
     struct Restore {
-      ~Restore() { set_kernel_cache_config(KernelCacheConfig::from_env()); }
-    } restore;
+      bool interpreter;
+      ~Restore() {
+        set_kernel_cache_config(KernelCacheConfig::from_env());
+#if LT_HAVE_CPU_JIT
+        cpu_set_interpreter(interpreter);
+#endif
+      }
+    } restore{false};
+#if LT_HAVE_CPU_JIT
+    restore.interpreter = interpreter;
+#endif
     Tensor x = f32({1, 2, 3});
     x.copy_(lt::exp(index_add(x, 0, i64({1}) * 2, f32({10}))) * 0.5 - 0.125);  // pending, in range, new code
     ::setenv("LT_TEST_FAIL_COMPILE", "1", 1);
