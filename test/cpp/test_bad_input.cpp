@@ -27,6 +27,25 @@ using namespace lt;
 
 namespace {
 
+/// While alive: no disk cache (whose kernels an earlier run may have stored)
+/// and no interpreter tier, so a new kernel is compiled at its first launch.
+struct CompiledOnly {
+  CompiledOnly() {
+    set_kernel_cache_config({"", 0});
+#if LT_HAVE_CPU_JIT
+    interpreter = cpu_interpreter();
+    cpu_set_interpreter(false);
+#endif
+  }
+  ~CompiledOnly() {
+    set_kernel_cache_config(KernelCacheConfig::from_env());
+#if LT_HAVE_CPU_JIT
+    cpu_set_interpreter(interpreter);
+#endif
+  }
+  bool interpreter = false;
+};
+
 int g_kinds = 0;  ///< kinds of misuse tried, over every test case
 
 const char* kind_name(ErrorKind k) {
@@ -362,25 +381,9 @@ BOOST_AUTO_TEST_CASE(a_tensor_is_usable_after_a_failed_op_on_it) {
   });
   expect_result("a tensor whose kernel failed to compile computes once the compiler works", [] {
     if (runtime::backend_name() != "cpu") return;
-    // Off the disk cache, whose kernels an earlier run may have stored: this kernel must really compile.
-    // And compiled at its first launch, not run in the interpreter.
-    set_kernel_cache_config({"", 0});
-#if LT_HAVE_CPU_JIT
-    const bool interpreter = cpu_interpreter();
-    cpu_set_interpreter(false);
-#endif
-    struct Restore {
-      bool interpreter;
-      ~Restore() {
-        set_kernel_cache_config(KernelCacheConfig::from_env());
-#if LT_HAVE_CPU_JIT
-        cpu_set_interpreter(interpreter);
-#endif
-      }
-    } restore{false};
-#if LT_HAVE_CPU_JIT
-    restore.interpreter = interpreter;
-#endif
+    // Off the disk cache, whose kernels an earlier run may have stored, and
+    // the interpreter tier: this kernel must really compile.
+    CompiledOnly compiled_only;
     Tensor a = lt::exp(t23()) * 0.5 - 0.25;  // a new expression: its kernels are not cached yet
     ::setenv("LT_TEST_FAIL_COMPILE", "1", 1);
     bool raised = false;
@@ -518,24 +521,7 @@ BOOST_AUTO_TEST_CASE(a_failed_in_place_write_leaves_its_target_as_it_was) {
   });
   expect_result("a write whose kernel failed to compile is kept: it computes once the compiler works", [&] {
     if (runtime::backend_name() != "cpu") return;
-    // Off the disk cache and the interpreter tier: this kernel must really compile.
-    set_kernel_cache_config({"", 0});
-#if LT_HAVE_CPU_JIT
-    const bool interpreter = cpu_interpreter();
-    cpu_set_interpreter(false);
-#endif
-    struct Restore {
-      bool interpreter;
-      ~Restore() {
-        set_kernel_cache_config(KernelCacheConfig::from_env());
-#if LT_HAVE_CPU_JIT
-        cpu_set_interpreter(interpreter);
-#endif
-      }
-    } restore{false};
-#if LT_HAVE_CPU_JIT
-    restore.interpreter = interpreter;
-#endif
+    CompiledOnly compiled_only;  // this kernel must really compile
     Tensor x = f32({1, 2, 3});
     x.copy_(lt::exp(index_add(x, 0, i64({1}) * 2, f32({10}))) * 0.5 - 0.125);  // pending, in range, new code
     ::setenv("LT_TEST_FAIL_COMPILE", "1", 1);
