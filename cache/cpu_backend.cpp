@@ -138,8 +138,9 @@ int64_t tier_up_ns() {
   return ns;
 }
 
-/// The interpreter tier (jit/cpu/interpreter.h): a kernel it can run and
-/// that no cache holds compiled runs there first, and is compiled at the
+/// The interpreter tier (jit/cpu/interpreter.h): a kernel it can run, whose
+/// one interpreted launch should take less than LT_INTERPRET_UP_MS
+/// (interpreted_cost_ns), and that no cache holds compiled runs there first, and is compiled at the
 /// quick tier once its interpreted launches have taken LT_INTERPRET_UP_MS
 /// (default 2: about what its quick compile costs) in all. LT_INTERPRETER=0
 /// compiles every kernel before its first launch.
@@ -686,7 +687,8 @@ std::shared_ptr<const Executable> CpuBackend::executable(const Trace& trace, con
       }
       e->promotions[i] = std::make_unique<Promotion>();
       // Not compiled yet and the interpreter takes it: it starts there.
-      if (interpreter_flag().load(std::memory_order_relaxed) && cpu::kernel_interpretable(ks[i])) {
+      if (interpreter_flag().load(std::memory_order_relaxed) && cpu::kernel_interpretable(ks[i]) &&
+          cpu::interpreted_cost_ns(ks[i]) <= interpret_up_ns()) {
         cpu::KernelEntry quick = kernel(ks[i], ms, counts, cpu::Tier::Quick, /*compile=*/false);
         if (!quick.fn) {
           ensure_math_functions(cpu::interpreter_math_functions(ks[i]));

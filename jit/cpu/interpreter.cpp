@@ -286,6 +286,18 @@ bool kernel_interpretable(const Kernel& k) {
   return true;
 }
 
+int64_t interpreted_cost_ns(const Kernel& k) {
+  if (k.kind == KernelKind::MatMul) {
+    if (k.domain.size() < 4) return 0;
+    const int64_t b = k.domain[0], m = k.domain[1], n = k.domain[2], kk = k.domain[3];
+    return 2 * b * (m * n + m * kk + kk * n);
+  }
+  int64_t per_element = 1;
+  for (const KOp& o : k.ops)
+    if (o.code == KOpCode::Compute && transcendental(o.op)) per_element += 10;
+  return k.outer_size() * per_element;
+}
+
 std::vector<std::string> interpreter_math_functions(const Kernel& k) {
   std::vector<std::string> names;
   for (const KOp& o : k.ops) {

@@ -39,6 +39,14 @@ namespace lt::cpu {
 /// the micro-kernel are the compiled path's own, so the product is the same).
 bool kernel_interpretable(const Kernel& kernel);
 
+/// About how long one interpreted launch of `kernel` takes, in nanoseconds,
+/// from its size and its ops (~1 ns per element, 10 more per transcendental;
+/// a MatMul's packing and epilogue elements at 2 ns): the runtime
+/// interprets a kernel only when this is below what it would wait before
+/// compiling it (LT_INTERPRET_UP_MS), so a large kernel, which runs far
+/// longer interpreted than it takes to compile, is compiled at once.
+int64_t interpreted_cost_ns(const Kernel& kernel);
+
 /// An Elementwise kernel prepared to run interpreted with one launch's
 /// scalars (its literals and runtime scalars evaluated once), callable as
 /// its compiled entry: run(args, begin, end) computes elements [begin, end)
