@@ -154,6 +154,9 @@ std::atomic<bool>& interpreter_flag() {
 
 /// Interpreted kernels compiled at the end of one sync, at most (launch()).
 constexpr size_t kTierUpsPerSync = 8;
+/// An interpreted kernel launched this often is compiled whatever its time:
+/// it is part of a loop, whose steady state should not run interpreted code.
+constexpr int64_t kInterpretLaunches = 4;
 
 int64_t interpret_up_ns() {
   static const int64_t ns = [] {
@@ -248,6 +251,7 @@ void record_compile_time(double ms) {
 /// kernels): its interpreted time in all, and the Quick entry once compiled.
 struct Interpreted {
   std::atomic<int64_t> ns{0};
+  std::atomic<int64_t> launches{0};
   std::atomic<bool> started{false};
   /// The sync that first ran it: it is compiled at the end of a later one, so
   /// a cold first step compiles none of what it interpreted.
@@ -813,9 +817,9 @@ std::vector<BufferPtr> CpuBackend::launch(const std::shared_ptr<const Executable
       cpu::launch_interpreted(k, ptrs.data(), scalar_bits.data());
       counters::kernels_launched.add();
       int64_t ns = std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now() - k0).count();
-      if (interp->ns.fetch_add(ns) + ns >= interpret_up_ns() && sync > interp->first_sync &&
-          !interp->started.exchange(true))
-        tier_up_now.push_back(exe.first[ki]);
+      const bool hot = interp->ns.fetch_add(ns) + ns >= interpret_up_ns() ||
+                       interp->launches.fetch_add(1) + 1 >= kInterpretLaunches;
+      if (hot && sync > interp->first_sync && !interp->started.exchange(true)) tier_up_now.push_back(exe.first[ki]);
       if (debug_level() >= 2) {
         double ms = ms_between(k0, Clock::now());
         std::fprintf(stderr, "[lt]   %-40s %9.3f ms %8.2f GB/s (interpreted)\n", k.name.c_str(), ms,
