@@ -88,6 +88,7 @@ struct Jit {
   bool avx512_math = false;     // math.cpp's AVX-512 forms (LT_JIT_AVX512_MATH=0: off)
   bool fold_row_tails = false;  // codegen.cpp's masked row remainders (LT_JIT_FOLD_ROW_TAILS=0: off)
   bool column_reduce = true;    // interchanged column reductions (LT_JIT_COLUMN_REDUCE=0: off)
+  bool matmul_bf16_dot = false; // matmul.cpp's vdpbf16ps path (LT_MM_BF16=0: off, bfloat16 widens)
   // One slot per loaded object, by entry symbol. `handle` is the object's
   // owner (KernelEntry::keep); whoever erases a slot removes its tracker.
   struct Slot {
@@ -146,10 +147,21 @@ struct Jit {
     avx512_math = vector_bits == 512 && !switched_off("LT_JIT_AVX512_MATH");
     fold_row_tails = vector_bits == 512 && !switched_off("LT_JIT_FOLD_ROW_TAILS");
     column_reduce = !switched_off("LT_JIT_COLUMN_REDUCE");
+    // vdpbf16ps for bfloat16 matmuls where it is the fast path (docs/matmul.md
+    // "bfloat16"): AVX-512 BF16 without AMX. The AMX hosts (Sapphire Rapids
+    // and later) issue it at a quarter of the FMA rate (half the FLOPs), so a
+    // widened float32 product is faster there. LT_MM_BF16=1 takes it on any
+    // AVX-512 BF16 host (the tests run it so), 0 never.
+    {
+      const char* mode = std::getenv("LT_MM_BF16");
+      const std::string m = mode ? mode : "";
+      const bool dot = vector_bits == 512 && sti.checkFeatures("+avx512bf16");
+      matmul_bf16_dot = m == "1" ? dot : m == "0" ? false : dot && !sti.checkFeatures("+amx-bf16");
+    }
     // Kernels' code depends on all of it: part of every disk-cache key.
     target = cat(std::string(tm->getTargetCPU()), ";", std::string(tm->getTargetFeatureString()), ";llvm-",
                  LLVM_VERSION_STRING, avx512_math ? ";math=avx512" : "", fold_row_tails ? ";fold" : "",
-                 column_reduce ? "" : ";rows-only");
+                 column_reduce ? "" : ";rows-only", matmul_bf16_dot ? ";mm=bf16dp" : "");
     auto j = llvm::orc::LLJITBuilder().setJITTargetMachineBuilder(*jtmb).create();
     if (!j) fail(ErrorKind::Runtime, "cpu jit: ", llvm_error(j.takeError()));
     lljit = std::move(*j);
@@ -351,6 +363,8 @@ bool avx512_math() { return jit().avx512_math; }
 bool fold_row_tails() { return jit().fold_row_tails; }
 
 int target_vector_bits() { return jit().vector_bits; }
+
+bool matmul_bf16_dot() { return jit().matmul_bf16_dot; }
 
 std::string kernel_symbol(const Kernel& kernel, Tier tier) {
   return cat("lt_k_", hash_hex(kernel.hash()), tier == Tier::Quick && kernel_has_quick_tier(kernel) ? "_q" : "");

@@ -130,6 +130,12 @@ bool avx512_math();
 /// AVX-512F, 256 with AVX, else 128): the host's, or LT_JIT_CPU's.
 int target_vector_bits();
 
+/// Whether bfloat16 matmuls multiply bfloat16 pairs with vdpbf16ps into
+/// float32 (docs/matmul.md "bfloat16"): the target has AVX-512 BF16 and no
+/// AMX, or LT_MM_BF16=1 on any AVX-512 BF16 target; never with LT_MM_BF16=0.
+/// Else their operands are widened to float32 while they are packed.
+bool matmul_bf16_dot();
+
 /// Whether short row loops fold their remainder into a masked vector
 /// iteration (`llvm.loop.vectorize.predicate.enable`): the host has AVX-512F
 /// (cheap masked loads and stores) and LT_JIT_FOLD_ROW_TAILS is not 0.
