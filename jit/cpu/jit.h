@@ -130,11 +130,13 @@ bool avx512_math();
 /// AVX-512F, 256 with AVX, else 128): the host's, or LT_JIT_CPU's.
 int target_vector_bits();
 
-/// Whether bfloat16 matmuls multiply bfloat16 pairs with vdpbf16ps into
-/// float32 (docs/matmul.md "bfloat16"): the target has AVX-512 BF16 and no
-/// AMX, or LT_MM_BF16=1 on any AVX-512 BF16 target; never with LT_MM_BF16=0.
-/// Else their operands are widened to float32 while they are packed.
-bool matmul_bf16_dot();
+/// How bfloat16 matmuls multiply (docs/matmul.md "bfloat16"), all into
+/// float32 sums of exact bfloat16 products: AMX tiles (tdpbf16ps) where the
+/// target has AMX-BF16, vdpbf16ps where it has AVX-512 BF16, else operands
+/// widened to float32 while they are packed. LT_MM_BF16=0 widens and
+/// LT_MM_BF16=dp skips AMX.
+enum class Bf16MatMul { Widen, Dot, Amx };
+Bf16MatMul bf16_matmul();
 
 /// Whether short row loops fold their remainder into a masked vector
 /// iteration (`llvm.loop.vectorize.predicate.enable`): the host has AVX-512F

@@ -11,6 +11,7 @@
 #include <cstring>
 #include <memory>
 #include <mutex>
+#include <tuple>
 #include <type_traits>
 #include <vector>
 
@@ -36,12 +37,15 @@ struct Blocking {
   int nv = 2;         ///< vectors per micro-tile row
   int vbytes = 32;    ///< vector width in bytes: 64 with AVX-512, 32 with AVX2
   int64_t kc = 256;   ///< k block: one B micro-panel (kc x NR) stays in L1
-  bool bf16_pairs = false;  ///< operands packed as bfloat16 k-pairs for vdpbf16ps (float32 product)
+  Bf16MatMul bf16 = Bf16MatMul::Widen;  ///< Dot / Amx: bfloat16 operands packed as bfloat16 (float32 product)
   int64_t nr(DType dt) const { return nv * (vbytes / static_cast<int64_t>(dtype_size(dt))); }
-  /// k extent of a packed panel: K, or K rounded up to a whole pair (the pad k is zero).
-  int64_t k_packed(int64_t K) const { return bf16_pairs ? (K + 1) & ~int64_t{1} : K; }
+  bool packs_bf16() const { return bf16 != Bf16MatMul::Widen; }
+  /// Multiple of which k is packed: a pair for vdpbf16ps, a tile's 32 for AMX.
+  int64_t k_align() const { return bf16 == Bf16MatMul::Amx ? 32 : bf16 == Bf16MatMul::Dot ? 2 : 1; }
+  /// k extent of a packed panel: K rounded up to k_align() (the pad k is zero).
+  int64_t k_packed(int64_t K) const { return (K + k_align() - 1) / k_align() * k_align(); }
   /// Bytes of one packed element: the product's dtype, or a bfloat16.
-  int64_t packed_bytes(DType dt) const { return bf16_pairs ? 2 : static_cast<int64_t>(dtype_size(dt)); }
+  int64_t packed_bytes(DType dt) const { return packs_bf16() ? 2 : static_cast<int64_t>(dtype_size(dt)); }
 };
 
 int64_t env_int(const char* name, int64_t dflt) {
@@ -53,9 +57,9 @@ int64_t env_int(const char* name, int64_t dflt) {
 // + 2 B vectors + a broadcast), AVX2 16 (6 x 2 ymm + 2 + 1: the classic
 // Haswell shape). Larger tiles spill, smaller ones leave the FMA ports waiting
 // on loads.
-Blocking blocking_for(DType dt, bool bf16_pairs) {
+Blocking blocking_for(DType dt, Bf16MatMul bf16) {
   Blocking b;
-  b.bf16_pairs = bf16_pairs;
+  b.bf16 = bf16;
   int es = static_cast<int>(dtype_size(dt));
   bool avx512 = target_vector_bits() == 512;
   b.vbytes = avx512 ? 64 : 32;
@@ -64,7 +68,10 @@ Blocking blocking_for(DType dt, bool bf16_pairs) {
   b.mr = static_cast<int>(env_int("LT_MM_MR", b.mr));
   b.nv = static_cast<int>(env_int("LT_MM_NV", b.nv));
   b.kc = env_int("LT_MM_KC", b.kc);
-  if (bf16_pairs) b.kc = std::max<int64_t>(2, b.kc & ~int64_t{1});  // k blocks start at a pair
+  if (bf16 == Bf16MatMul::Amx) {  // 2 x 2 tiles of 16 x 16 float32: fixed by the tile shapes
+    b.mr = 32, b.nv = 2, b.vbytes = 64;
+  }
+  b.kc = std::max(b.k_align(), b.kc / b.k_align() * b.k_align());  // k blocks start at a pair / a tile
   return b;
 }
 
@@ -261,9 +268,11 @@ Operand operand_of(const Kernel& k, bool lhs, const Blocking& bl, const Dims& d)
 }
 
 // Packs one operand: lhs into [batch_a][P][K][MR] (rows m) or rhs into
-// [batch_b][Q][K][NR] (cols n); with bf16_pairs the bfloat16 values before
-// their widening, k-pairs interleaved as vdpbf16ps reads them:
-// [batch][panels][K/2][R][2] (K rounded up; the driver zeroes the pad k).
+// [batch_b][Q][K][NR] (cols n). Packed as bfloat16 (Blocking::bf16) they
+// are the values before their widening, k rounded up to k_packed() (the
+// driver zeroes the pad k), with k-pairs interleaved as vdpbf16ps and AMX's
+// B tiles read them: [batch][panels][K/2][R][2]; AMX's A tiles are rows of
+// 32 k: lhs [batch][P][K/32][MR][32].
 // The loop runs over the operand's own elements
 // (no padding: the pad rows/cols of the last panel only ever reach pad rows/cols
 // of the tile, which the epilogue never reads), with the operand's contiguous
@@ -289,7 +298,7 @@ Kernel pack_kernel(const Kernel& k, bool lhs, const Blocking& bl, const Dims& d)
   coords[3] = ck;
   coords[lhs ? 1 : 2] = idx;
   coords[lhs ? 2 : 1] = s.iconst(0);
-  const DType packed = bl.bf16_pairs ? DType::BFloat16 : dt;
+  const DType packed = bl.packs_bf16() ? DType::BFloat16 : dt;
   int32_t value;
   if (v.valid()) {
     int32_t off = s.copy(v.base, coords);
@@ -299,7 +308,7 @@ Kernel pack_kernel(const Kernel& k, bool lhs, const Blocking& bl, const Dims& d)
     value = s.load(v.buffer, off, source);
     if (source != packed) value = s.cast(value, packed);
   } else {
-    value = s.copy(bl.bf16_pairs ? k.ops[operand.root].inputs[0] : operand.root, coords);
+    value = s.copy(bl.packs_bf16() ? k.ops[operand.root].inputs[0] : operand.root, coords);
   }
   int32_t dst = s.add_buffer(packed, operand.batch * operand.panels * bl.k_packed(d.K) * R);
   s.kernel().buffers[dst].generic_numel = base >= 0;
@@ -313,12 +322,14 @@ Kernel pack_kernel(const Kernel& k, bool lhs, const Blocking& bl, const Dims& d)
   };
   int32_t p = index_op(KOpCode::IndexDiv, idx, R), r = index_op(KOpCode::IndexMod, idx, R);
   int32_t kp = s.size(d.K, slot(kLhsK));  // the packed k extent
-  if (bl.bf16_pairs) kp = s.bin(Op::Mul, index_op(KOpCode::IndexDiv, s.bin(Op::Add, kp, s.iconst(1)), 2), s.iconst(2));
+  const int64_t ka = bl.k_align();
+  if (ka > 1) kp = s.bin(Op::Mul, index_op(KOpCode::IndexDiv, s.bin(Op::Add, kp, s.iconst(ka - 1)), ka), s.iconst(ka));
   int32_t lin = s.bin(Op::Mul, s.bin(Op::Add, s.bin(Op::Mul, cb, s.size(operand.panels, slot(kLhsPanels))), p), kp);
-  if (bl.bf16_pairs) {  // (lin + k - k%2) * R + 2r + k%2
-    int32_t odd = index_op(KOpCode::IndexMod, ck, 2);
-    lin = s.bin(Op::Mul, s.bin(Op::Add, lin, s.bin(Op::Sub, ck, odd)), s.iconst(R));
-    lin = s.bin(Op::Add, lin, s.bin(Op::Add, s.bin(Op::Mul, r, s.iconst(2)), odd));
+  if (bl.packs_bf16()) {  // pairs: (lin + k - k%2) * R + 2r + k%2; AMX's A: (lin + k - k%32) * R + 32r + k%32
+    const int64_t w = bl.bf16 == Bf16MatMul::Amx && lhs ? 32 : 2;
+    int32_t within = index_op(KOpCode::IndexMod, ck, w);
+    lin = s.bin(Op::Mul, s.bin(Op::Add, lin, s.bin(Op::Sub, ck, within)), s.iconst(R));
+    lin = s.bin(Op::Add, lin, s.bin(Op::Add, s.bin(Op::Mul, r, s.iconst(w)), within));
   } else {
     lin = s.bin(Op::Add, s.bin(Op::Mul, s.bin(Op::Add, lin, ck), s.iconst(R)), r);
   }
@@ -350,7 +361,7 @@ Kernel epilogue_kernel(const Kernel& k) {
 
 // void ukr(i64 kc, ptr A, ptr B, ptr C, i64 ldc, i64 accumulate):
 //   C[i][j] (+)= sum_k A[k*MR + i] * B[k*NR + j]  for i < MR, j < NR.
-// With bf16_pairs (float32 C, bfloat16 panels of k-pairs) each step is one
+// With Bf16MatMul::Dot (float32 C, bfloat16 panels of k-pairs) each step is one
 // pair: a 32-bit broadcast of A's pair for row i, NV vectors of 16 B pairs,
 // one vdpbf16ps per accumulator (two exact products added in float32);
 // kc may be odd (the last block of an odd K: the pad k is zero).
@@ -367,7 +378,7 @@ void generate_ukr(llvm::Module& m, const std::string& name, DType dt, const Bloc
   int es = static_cast<int>(dtype_size(dt));
   int vl = bl.vbytes / es, MR = bl.mr, NV = bl.nv, NR = NV * vl;
   auto* vt = llvm::FixedVectorType::get(t, vl);
-  const bool pairs = bl.bf16_pairs;
+  const bool pairs = bl.bf16 == Bf16MatMul::Dot;
   auto* pair_vt = llvm::FixedVectorType::get(b.getBFloatTy(), 2 * vl);  // vl pairs of bfloat16
   llvm::Type* i64 = b.getInt64Ty();
   llvm::Type* ptr = b.getPtrTy();
@@ -487,6 +498,73 @@ void generate_ukr(llvm::Module& m, const std::string& name, DType dt, const Bloc
   b.CreateRetVoid();
 }
 
+// The AMX micro-kernel, same signature, float32 C of 32 x 32 as 2 x 2 tiles
+// of 16 x 16 (tmm0-3), per 32 k two A tiles (16 rows of 32 bfloat16, tmm4-5)
+// and two B tiles (16 k-pairs of 16 columns, tmm6-7), four tdpbf16ps. The
+// tile configuration is loaded on every call: the thread's tile state is not
+// ours to keep between calls, and one ldtilecfg per KC block is a few percent
+// of the block's 32 tdpbf16ps. Tiles accumulate in place, so C is loaded
+// first when accumulating (kc may be any; the pad k up to 32 is zero).
+void generate_amx_ukr(llvm::Module& m, const std::string& name) {
+  llvm::LLVMContext& ctx = m.getContext();
+  llvm::IRBuilder<> b(ctx);
+  llvm::Type* i64 = b.getInt64Ty();
+  llvm::Type* ptr = b.getPtrTy();
+  auto* fty = llvm::FunctionType::get(b.getVoidTy(), {i64, ptr, ptr, ptr, i64, i64}, false);
+  auto* f = llvm::Function::Create(fty, llvm::Function::ExternalLinkage, name, m);
+  f->addFnAttr(llvm::Attribute::NoUnwind);
+  llvm::Value *kc = f->getArg(0), *A = f->getArg(1), *Bp = f->getArg(2), *C = f->getArg(3), *ldc = f->getArg(4),
+              *accum = f->getArg(5);
+  // Palette 1; tiles 0-7 of 16 rows x 64 bytes.
+  std::vector<uint8_t> config(64, 0);
+  config[0] = 1;
+  for (int t = 0; t < 8; ++t) config[16 + 2 * t] = 64, config[48 + t] = 16;
+  auto* cfg = new llvm::GlobalVariable(m, llvm::ArrayType::get(b.getInt8Ty(), 64), true,
+                                       llvm::GlobalValue::PrivateLinkage,
+                                       llvm::ConstantDataArray::get(ctx, config), name + ".tilecfg");
+  cfg->setAlignment(llvm::Align(64));
+  auto* entry = llvm::BasicBlock::Create(ctx, "entry", f);
+  auto* load_c = llvm::BasicBlock::Create(ctx, "load_c", f);
+  auto* zero_c = llvm::BasicBlock::Create(ctx, "zero_c", f);
+  auto* head = llvm::BasicBlock::Create(ctx, "head", f);
+  auto* body = llvm::BasicBlock::Create(ctx, "body", f);
+  auto* done = llvm::BasicBlock::Create(ctx, "done", f);
+  auto tile = [&](int t) { return b.getInt8(static_cast<uint8_t>(t)); };
+  b.SetInsertPoint(entry);
+  b.CreateIntrinsic(llvm::Intrinsic::x86_ldtilecfg, {}, {cfg});
+  llvm::Value* ldc_bytes = b.CreateMul(ldc, b.getInt64(4));
+  llvm::Value* c_tiles[4] = {C, b.CreateConstGEP1_64(b.getFloatTy(), C, 16),
+                             b.CreateGEP(b.getFloatTy(), C, b.CreateMul(ldc, b.getInt64(16))), nullptr};
+  c_tiles[3] = b.CreateConstGEP1_64(b.getFloatTy(), c_tiles[2], 16);
+  b.CreateCondBr(b.CreateICmpNE(accum, b.getInt64(0)), load_c, zero_c);
+  b.SetInsertPoint(load_c);
+  for (int t = 0; t < 4; ++t) b.CreateIntrinsic(llvm::Intrinsic::x86_tileloadd64, {}, {tile(t), c_tiles[t], ldc_bytes});
+  b.CreateBr(head);
+  b.SetInsertPoint(zero_c);
+  for (int t = 0; t < 4; ++t) b.CreateIntrinsic(llvm::Intrinsic::x86_tilezero, {}, {tile(t)});
+  b.CreateBr(head);
+  b.SetInsertPoint(head);
+  llvm::PHINode* step = b.CreatePHI(i64, 3, "s");
+  step->addIncoming(b.getInt64(0), load_c);
+  step->addIncoming(b.getInt64(0), zero_c);
+  llvm::Value* steps = b.CreateLShr(b.CreateAdd(kc, b.getInt64(31)), 5);
+  b.CreateCondBr(b.CreateICmpULT(step, steps), body, done);
+  b.SetInsertPoint(body);
+  llvm::Value* a = b.CreateGEP(b.getInt8Ty(), A, b.CreateMul(step, b.getInt64(2048)));  // 32 rows x 32 k
+  llvm::Value* bb = b.CreateGEP(b.getInt8Ty(), Bp, b.CreateMul(step, b.getInt64(2048)));  // 16 pairs x 32 columns
+  b.CreateIntrinsic(llvm::Intrinsic::x86_tileloadd64, {}, {tile(4), a, b.getInt64(64)});
+  b.CreateIntrinsic(llvm::Intrinsic::x86_tileloadd64, {}, {tile(5), b.CreateConstGEP1_64(b.getInt8Ty(), a, 1024), b.getInt64(64)});
+  b.CreateIntrinsic(llvm::Intrinsic::x86_tileloadd64, {}, {tile(6), bb, b.getInt64(128)});
+  b.CreateIntrinsic(llvm::Intrinsic::x86_tileloadd64, {}, {tile(7), b.CreateConstGEP1_64(b.getInt8Ty(), bb, 64), b.getInt64(128)});
+  for (auto [c, ta, tb] : {std::tuple{0, 4, 6}, std::tuple{1, 4, 7}, std::tuple{2, 5, 6}, std::tuple{3, 5, 7}})
+    b.CreateIntrinsic(llvm::Intrinsic::x86_tdpbf16ps, {}, {tile(c), tile(ta), tile(tb)});
+  step->addIncoming(b.CreateAdd(step, b.getInt64(1)), body);
+  b.CreateBr(head);
+  b.SetInsertPoint(done);
+  for (int t = 0; t < 4; ++t) b.CreateIntrinsic(llvm::Intrinsic::x86_tilestored64, {}, {tile(t), c_tiles[t], ldc_bytes});
+  b.CreateRetVoid();
+}
+
 // ---- runtime --------------------------------------------------------------------
 
 using UkrFn = void (*)(int64_t, const void*, const void*, void*, int64_t, int64_t);
@@ -522,14 +600,18 @@ int32_t plain_output(const Kernel& k) {
 UkrFn ukr_for(DType dt, const Blocking& bl) {
   static std::mutex mu;
   static auto* fns = new absl::flat_hash_map<std::string, UkrFn>();
-  std::string name = cat("lt_mm_ukr_", detail::to_alpha(dtype_name(dt)), bl.bf16_pairs ? "_bf16dp_" : "_", bl.mr, "x",
-                         bl.nv, "x", bl.vbytes, "_u", env_int("LT_MM_UNROLL", 0));
+  const char* kind = bl.bf16 == Bf16MatMul::Amx ? "_amx_" : bl.bf16 == Bf16MatMul::Dot ? "_bf16dp_" : "_";
+  std::string name = cat("lt_mm_ukr_", detail::to_alpha(dtype_name(dt)), kind, bl.mr, "x", bl.nv, "x", bl.vbytes, "_u",
+                         env_int("LT_MM_UNROLL", 0));
   std::lock_guard<std::mutex> lock(mu);
   auto it = fns->find(name);
   if (it != fns->end()) return it->second;
   auto fn = reinterpret_cast<UkrFn>(
       compile_runtime_function(name, [&](llvm::Module& m) {
-        generate_ukr(m, name, dt, bl);
+        if (bl.bf16 == Bf16MatMul::Amx)
+          generate_amx_ukr(m, name);
+        else
+          generate_ukr(m, name, dt, bl);
         if (const char* dump = std::getenv("LT_MM_DUMP")) {
           std::error_code ec;
           llvm::raw_fd_ostream os(cat(dump, "/", name, ".ll"), ec);
@@ -569,7 +651,7 @@ std::shared_ptr<const Table> table_for(const Kernel& k, KernelFn fn, const std::
   t->bl.nv = static_cast<int>((cfg >> 8) & 0xff);
   t->bl.vbytes = static_cast<int>((cfg >> 16) & 0xff);
   t->bl.kc = (cfg >> 24) & 0xffffff;
-  t->bl.bf16_pairs = (cfg >> 48) & 1;
+  t->bl.bf16 = static_cast<Bf16MatMul>((cfg >> 48) & 3);
   t->ukr = ukr_for(k.buffers[k.mm_acc].dtype, t->bl);
   t->d = dims_of(k, t->bl);
   MatMulChecks checks = matmul_unread_checks(k);
@@ -701,19 +783,21 @@ void pack_strided(const S* src, D* dst, int64_t extent, int64_t K, int64_t R, in
   });
 }
 
-// pack_strided for bfloat16 k-pairs (vdpbf16ps): panel p's pair j holds, for
-// each row r, the 32-bit word (k = 2j+1) << 16 | (k = 2j) of element p*R + r;
-// an odd K's last pair has a zero high half. Same loop orders as pack_strided.
-void pack_pairs(const uint16_t* src, uint32_t* dst, int64_t extent, int64_t K, int64_t R, int64_t s_panel,
+// pack_strided for bfloat16 k-pairs (vdpbf16ps, AMX's B tiles): panel p's
+// pair j holds, for each row r, the 32-bit word (k = 2j+1) << 16 | (k = 2j)
+// of element p*R + r; an odd K's last pair has a zero high half. A panel
+// holds Kp/2 pairs (zero_pad_k() zeroes those past K). Same loop orders as
+// pack_strided.
+void pack_pairs(const uint16_t* src, uint32_t* dst, int64_t extent, int64_t K, int64_t Kp, int64_t R, int64_t s_panel,
                 int64_t s_k) {
-  const int64_t panels = (extent + R - 1) / R, pairs = (K + 1) / 2;
+  const int64_t panels = (extent + R - 1) / R, pairs = (K + 1) / 2, stride = Kp / 2 * R;
   if (s_panel == 1) {
     parallel_ranges(pairs, 8, 2 * extent, [&](int64_t j0, int64_t j1) {
       for (int64_t j = j0; j < j1; ++j) {
         const uint16_t* lo = src + 2 * j * s_k;
         const uint16_t* hi = 2 * j + 1 < K ? lo + s_k : nullptr;
         for (int64_t p = 0; p < panels; ++p) {
-          uint32_t* d = dst + (p * pairs + j) * R;
+          uint32_t* d = dst + p * stride + j * R;
           const int64_t rows = std::min(R, extent - p * R);
           if (hi)
             for (int64_t r = 0; r < rows; ++r) d[r] = lo[p * R + r] | static_cast<uint32_t>(hi[p * R + r]) << 16;
@@ -727,7 +811,7 @@ void pack_pairs(const uint16_t* src, uint32_t* dst, int64_t extent, int64_t K, i
   parallel_ranges(panels, 1, 2 * pairs * R, [&](int64_t p0, int64_t p1) {
     for (int64_t p = p0; p < p1; ++p) {
       const int64_t rows = std::min(R, extent - p * R);
-      uint32_t* d = dst + p * pairs * R;
+      uint32_t* d = dst + p * stride;
       const uint16_t* s0 = src + p * R * s_panel;
       for (int64_t j = 0; j < pairs; ++j, d += R) {
         const int64_t k = 2 * j;
@@ -741,6 +825,46 @@ void pack_pairs(const uint16_t* src, uint32_t* dst, int64_t extent, int64_t K, i
   });
 }
 
+// AMX's A tiles: panel p's k block b holds R rows of 32 k, element (p*R + r,
+// k) at (p*Kp + b*32)*R + 32r + k%32; K's last block is completed by
+// zero_pad_k(). Row-major A (s_k = 1) copies 64-byte row pieces; otherwise
+// k outer, so a transposed A's rows stream.
+void pack_amx_rows(const uint16_t* src, uint16_t* dst, int64_t extent, int64_t K, int64_t Kp, int64_t R,
+                   int64_t s_panel, int64_t s_k) {
+  const int64_t panels = (extent + R - 1) / R;
+  if (s_k == 1) {
+    parallel_ranges(panels, 1, Kp * R, [&](int64_t p0, int64_t p1) {
+      for (int64_t p = p0; p < p1; ++p)
+        for (int64_t r = 0, rows = std::min(R, extent - p * R); r < rows; ++r) {
+          const uint16_t* s0 = src + (p * R + r) * s_panel;
+          uint16_t* d = dst + p * Kp * R + 32 * r;
+          int64_t k = 0;
+          for (; k + 32 <= K; k += 32) std::memcpy(d + k * R, s0 + k, 64);
+          if (k < K) std::memcpy(d + k * R, s0 + k, static_cast<size_t>(K - k) * 2);
+        }
+    });
+    return;
+  }
+  parallel_ranges(K, 32, extent, [&](int64_t k0, int64_t k1) {
+    for (int64_t k = k0; k < k1; ++k) {
+      const uint16_t* s0 = src + k * s_k;
+      uint16_t* d = dst + (k - k % 32) * R + k % 32;
+      for (int64_t p = 0; p < panels; ++p)
+        for (int64_t r = 0, rows = std::min(R, extent - p * R); r < rows; ++r)
+          d[p * Kp * R + 32 * r] = s0[(p * R + r) * s_panel];
+    }
+  });
+}
+
+// Zeroes the pad k (K <= k < Kp) of every bfloat16 panel: it multiplies the
+// other operand's pad, which must not be a NaN's partner. `w` is how many
+// consecutive k a row holds (2 in pairs, 32 in AMX's A tiles).
+void zero_pad_k(uint16_t* dst, int64_t panels, int64_t K, int64_t Kp, int64_t R, int64_t w) {
+  for (int64_t panel = 0; panel < panels; ++panel)
+    for (int64_t k = K; k < Kp; ++k)
+      for (int64_t r = 0; r < R; ++r) dst[(panel * Kp + k - k % w) * R + w * r + k % w] = 0;
+}
+
 // Packs one operand into its panels at `dst`: directly when it is a strided
 // view with a constant base, else with its generated pack kernel (batched or
 // computed operands, and operands whose index checks must run).
@@ -749,14 +873,18 @@ void pack_operand(const Kernel& k, const Table& t, const Dims& d, bool lhs, void
   const Operand o = operand_of(k, lhs, t.bl, d);
   const MatMulView& v = *o.view;
   const bool has_checks = lhs ? t.checks_a : t.checks_b;
+  const int64_t Kp = t.bl.k_packed(d.K);
+  const bool amx_rows = lhs && t.bl.bf16 == Bf16MatMul::Amx;
   // A base that is a literal, or an index argument (a slice start; a varying literal of a shape-generic kernel).
   const KOpCode base_code = v.valid() ? k.ops[v.base].code : KOpCode::Coord;
   if (!has_checks && (base_code == KOpCode::Const || base_code == KOpCode::Param) && o.batch == 1) {
     const char* src = static_cast<const char*>(buffers[v.buffer]);
     const int64_t base = base_code == KOpCode::Const ? k.ops[v.base].imm : scalars[k.ops[v.base].imm];
-    if (t.bl.bf16_pairs)
-      pack_pairs(reinterpret_cast<const uint16_t*>(src) + base, reinterpret_cast<uint32_t*>(dst), o.extent, d.K, o.R,
-                 o.s_panel, o.s_k);
+    const uint16_t* src16 = reinterpret_cast<const uint16_t*>(src) + base;
+    if (amx_rows)
+      pack_amx_rows(src16, reinterpret_cast<uint16_t*>(dst), o.extent, d.K, Kp, o.R, o.s_panel, o.s_k);
+    else if (t.bl.packs_bf16())
+      pack_pairs(src16, reinterpret_cast<uint32_t*>(dst), o.extent, d.K, Kp, o.R, o.s_panel, o.s_k);
     else if (k.buffers[v.buffer].dtype == DType::BFloat16)  // widened to the float32 product's panels
       pack_strided(reinterpret_cast<const uint16_t*>(src) + base, reinterpret_cast<uint32_t*>(dst), o.extent, d.K,
                    o.R, o.s_panel, o.s_k);
@@ -766,19 +894,14 @@ void pack_operand(const Kernel& k, const Table& t, const Dims& d, bool lhs, void
     else
       pack_strided(reinterpret_cast<const uint64_t*>(src) + base, reinterpret_cast<uint64_t*>(dst), o.extent, d.K,
                    o.R, o.s_panel, o.s_k);
-    return;
+  } else {
+    std::vector<void*> bufs(buffers, buffers + k.buffers.size());
+    bufs.push_back(dst);
+    KernelArgs args{bufs.data(), scalars, err};
+    KernelFn fn = lhs ? t.pack_a : t.pack_b;
+    parallel_ranges(o.batch * o.extent * d.K, 1 << 13, 1, [&](int64_t i0, int64_t i1) { fn(&args, i0, i1); });
   }
-  std::vector<void*> bufs(buffers, buffers + k.buffers.size());
-  bufs.push_back(dst);
-  KernelArgs args{bufs.data(), scalars, err};
-  KernelFn fn = lhs ? t.pack_a : t.pack_b;
-  parallel_ranges(o.batch * o.extent * d.K, 1 << 13, 1, [&](int64_t i0, int64_t i1) { fn(&args, i0, i1); });
-  if (t.bl.bf16_pairs && d.K % 2 == 1) {  // the pad k of the last pair multiplies the other operand's: zero
-    const int64_t Kp = d.K + 1;
-    auto* d16 = reinterpret_cast<uint16_t*>(dst);
-    for (int64_t panel = 0; panel < o.batch * o.panels; ++panel)
-      for (int64_t r = 0; r < o.R; ++r) d16[(panel * Kp + d.K - 1) * o.R + 2 * r + 1] = 0;
-  }
+  if (Kp > d.K) zero_pad_k(reinterpret_cast<uint16_t*>(dst), o.batch * o.panels, d.K, Kp, o.R, amx_rows ? 32 : 2);
 }
 
 // The block (a multiple of R) that covers `extent` in as many blocks as `block`
@@ -796,7 +919,7 @@ void generate_matmul_kernel(const Kernel& k, llvm::Module& m, const std::string&
   // ops::matmul widens these (ir/builder_nn.cpp); a MatMul node of them from elsewhere is refused.
   if (is_low_precision_float(dt) || is_narrow_int(dt))
     fail(ErrorKind::NotImplemented, "cpu matmul: no kernel for ", dtype_name(dt), " operands (matmul widens them to f32/i64 first)");
-  Blocking bl = blocking_for(dt, matmul_bf16_dot() && bf16_operands(k));
+  Blocking bl = blocking_for(dt, bf16_operands(k) ? bf16_matmul() : Bf16MatMul::Widen);
   Dims d = dims_of(k, bl);
   if (!packs_directly(k, true)) generate_kernel(pack_kernel(k, true, bl, d), m, symbol + ".pack_a");
   if (!packs_directly(k, false)) generate_kernel(pack_kernel(k, false, bl, d), m, symbol + ".pack_b");
@@ -808,7 +931,7 @@ void generate_matmul_kernel(const Kernel& k, llvm::Module& m, const std::string&
   b.SetInsertPoint(llvm::BasicBlock::Create(ctx, "entry", cfg));
   b.CreateRet(b.getInt64(static_cast<uint64_t>(bl.mr) | (static_cast<uint64_t>(bl.nv) << 8) |
                          (static_cast<uint64_t>(bl.vbytes) << 16) | (static_cast<uint64_t>(bl.kc & 0xffffff) << 24) |
-                         (static_cast<uint64_t>(bl.bf16_pairs) << 48)));
+                         (static_cast<uint64_t>(bl.bf16) << 48)));
   llvm::Type* ptr = b.getPtrTy();
   llvm::Type* i64 = b.getInt64Ty();
   auto* entry = llvm::Function::Create(llvm::FunctionType::get(b.getInt32Ty(), {ptr, i64, i64}, false),

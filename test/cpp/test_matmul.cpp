@@ -213,8 +213,8 @@ BOOST_AUTO_TEST_CASE(operand_index_checks_raise) {
 }
 
 // bfloat16 products (docs/matmul.md "bfloat16"): float32 accumulation of
-// exact bfloat16 products (vdpbf16ps, with LT_MM_BF16=1 or on AVX-512 BF16
-// hosts without AMX; else the operands widened while they are packed), one
+// exact bfloat16 products (AMX tiles, vdpbf16ps or operands widened while
+// they are packed: ctest runs this suite with each, LT_MM_BF16), one
 // rounding at the store. The summation order differs from the reference's
 // (double), so the float32 sum is within 4 sqrt(K) u bound^2 K of it, and the
 // rounding may then land one bfloat16 ulp (2^-8 |p|) either side; each
