@@ -996,8 +996,12 @@ void launch_matmul(const Kernel& k, KernelFn fn, const std::shared_ptr<const voi
 
   // Output tiles MC x NC: enough of them to keep every thread busy.
   int threads = tbb::this_task_arena::max_concurrency();
-  int64_t mc = MR * std::max<int64_t>(1, env_int("LT_MM_MCP", MR >= 12 ? 8 : 24));
-  int64_t nc = NR * std::max<int64_t>(1, env_int("LT_MM_NCP", NR >= 32 ? 8 : 16));
+  // AMX: tall tiles (16 x 2 micro-tiles of 32 x 32), so each A micro-panel is
+  // loaded from L2 for 2 B panels instead of 8 (tile loads from L2 bound the
+  // AMX kernel; 1024: 0.9 against 1.1-1.9 ms tile phase, LT_MM_PROFILE).
+  const bool amx = t.bl.bf16 == Bf16MatMul::Amx;
+  int64_t mc = MR * std::max<int64_t>(1, env_int("LT_MM_MCP", amx ? 16 : MR >= 12 ? 8 : 24));
+  int64_t nc = NR * std::max<int64_t>(1, env_int("LT_MM_NCP", amx ? 2 : NR >= 32 ? 8 : 16));
   auto tiles = [&] { return d.B * ((d.M + mc - 1) / mc) * ((d.N + nc - 1) / nc); };
   while (tiles() < 4 * threads && nc > NR) nc -= NR;
   while (tiles() < 4 * threads && mc > MR) mc -= MR;
