@@ -5,7 +5,7 @@ import time, lazytensor as lt
 n = 1 << 24
 
 
-def best_ms(fn, reps=7):
+def best_ms(fn, reps=15):
     best = 1e9
     for i in range(reps):
         z = fn()
