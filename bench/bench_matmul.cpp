@@ -4,7 +4,8 @@
 // linear + bias + relu at 1024 against PyTorch eager's addmm + relu, and
 // bfloat16 products at 1024/2048 against PyTorch's bfloat16 matmul (oneDNN:
 // AMX or AVX-512 BF16 where the CPU has them) and against our own float32
-// product of the same size (docs/matmul.md "bfloat16"), in matched pairs: each round runs the peer script (bench/matmul_peers.py, a
+// product of the same size (docs/matmul.md "bfloat16"), in matched pairs:
+// each round runs the peer script (bench/matmul_peers.py, a
 // fresh python process timing its own median) and then ours, so both see the
 // same machine state; the table shows medians over rounds and the median of
 // the per-round ratios.
