@@ -130,7 +130,9 @@ int main(int argc, char** argv) {
   for (Work& w : work) {
     double o = median(ours[w.name]), t = median(theirs[w.name]);
     const bool bf16 = w.name.rfind("matmul_bf16_", 0) == 0;
-    const char* peer = bf16 ? "torch bf16 matmul" : w.name.rfind("matmul", 0) == 0 ? "numpy matmul" : "torch addmm+relu";
+    const char* peer = bf16                             ? "torch bf16 matmul"
+                       : w.name.rfind("matmul", 0) == 0 ? "numpy matmul"
+                                                        : "torch addmm+relu";
     std::printf("%-24s %10.3f %9.1f %10.3f %9.1f %7.2fx  %s", w.name.c_str(), o, w.flops / (o * 1e6), t,
                 t > 0 ? w.flops / (t * 1e6) : 0.0, median(ratio[w.name]), peer);
     if (bf16 && !over_f32[w.name].empty()) std::printf("; %.2fx our float32 matmul", median(over_f32[w.name]));

@@ -289,7 +289,8 @@ Value* Codegen::normalize(Value* v, DType d) {
       // The lsb as a compare, so AVX-512 tests it into a mask and picks the
       // bias 0x7FFF or 0x8000 by it (vptestnmd, vpblendmd, vpaddd): with the
       // clear and the NaN select 6 instructions per rounding instead of 7.
-      Value* odd = b_.CreateICmpNE(b_.CreateAnd(u, llvm::ConstantInt::get(i32, 0x10000)), llvm::ConstantInt::get(i32, 0));
+      Value* odd =
+          b_.CreateICmpNE(b_.CreateAnd(u, llvm::ConstantInt::get(i32, 0x10000)), llvm::ConstantInt::get(i32, 0));
       Value* biased = b_.CreateAdd(u, llvm::ConstantInt::get(i32, 0x7FFF));
       Value* r = b_.CreateSelect(odd, b_.CreateAdd(biased, llvm::ConstantInt::get(i32, 1)), biased);
       r = b_.CreateAnd(r, llvm::ConstantInt::get(i32, 0xFFFF0000u));

@@ -173,8 +173,8 @@ struct Jit {
       const char* mode = std::getenv("LT_MM_BF16");
       const std::string m = mode ? mode : "";
       const bool dot = vector_bits == 512 && sti.checkFeatures("+avx512bf16");
-      const bool amx = dot && sti.checkFeatures("+amx-bf16") && sti.checkFeatures("+amx-tile") && m != "0" && m != "dp" &&
-                       request_amx_tile_state();
+      const bool amx = dot && sti.checkFeatures("+amx-bf16") && sti.checkFeatures("+amx-tile") && m != "0" &&
+                       m != "dp" && request_amx_tile_state();
       bf16_matmul = amx ? Bf16MatMul::Amx : dot && m != "0" ? Bf16MatMul::Dot : Bf16MatMul::Widen;
     }
     // Kernels' code depends on all of it: part of every disk-cache key.

@@ -430,7 +430,8 @@ void generate_ukr(llvm::Module& m, const std::string& name, DType dt, const Bloc
     if (pairs) return pair_step(k, acc);
     std::vector<llvm::Value*> bv(NV);
     llvm::Value* brow = b.CreateGEP(t, Bp, b.CreateMul(k, b.getInt64(NR)));
-    for (int v = 0; v < NV; ++v) bv[v] = b.CreateAlignedLoad(vt, b.CreateConstGEP1_64(t, brow, v * vl), llvm::Align(bl.vbytes));
+    for (int v = 0; v < NV; ++v)
+      bv[v] = b.CreateAlignedLoad(vt, b.CreateConstGEP1_64(t, brow, v * vl), llvm::Align(bl.vbytes));
     llvm::Value* arow = b.CreateGEP(t, A, b.CreateMul(k, b.getInt64(MR)));
     for (int i = 0; i < MR; ++i) {
       llvm::Value* a = b.CreateLoad(t, b.CreateConstGEP1_64(t, arow, i));
@@ -519,9 +520,9 @@ void generate_amx_ukr(llvm::Module& m, const std::string& name) {
   std::vector<uint8_t> config(64, 0);
   config[0] = 1;
   for (int t = 0; t < 8; ++t) config[16 + 2 * t] = 64, config[48 + t] = 16;
-  auto* cfg = new llvm::GlobalVariable(m, llvm::ArrayType::get(b.getInt8Ty(), 64), true,
-                                       llvm::GlobalValue::PrivateLinkage,
-                                       llvm::ConstantDataArray::get(ctx, config), name + ".tilecfg");
+  auto* cfg =
+      new llvm::GlobalVariable(m, llvm::ArrayType::get(b.getInt8Ty(), 64), true, llvm::GlobalValue::PrivateLinkage,
+                               llvm::ConstantDataArray::get(ctx, config), name + ".tilecfg");
   cfg->setAlignment(llvm::Align(64));
   auto* entry = llvm::BasicBlock::Create(ctx, "entry", f);
   auto* load_c = llvm::BasicBlock::Create(ctx, "load_c", f);
@@ -550,18 +551,21 @@ void generate_amx_ukr(llvm::Module& m, const std::string& name) {
   llvm::Value* steps = b.CreateLShr(b.CreateAdd(kc, b.getInt64(31)), 5);
   b.CreateCondBr(b.CreateICmpULT(step, steps), body, done);
   b.SetInsertPoint(body);
-  llvm::Value* a = b.CreateGEP(b.getInt8Ty(), A, b.CreateMul(step, b.getInt64(2048)));  // 32 rows x 32 k
+  llvm::Value* a = b.CreateGEP(b.getInt8Ty(), A, b.CreateMul(step, b.getInt64(2048)));    // 32 rows x 32 k
   llvm::Value* bb = b.CreateGEP(b.getInt8Ty(), Bp, b.CreateMul(step, b.getInt64(2048)));  // 16 pairs x 32 columns
   b.CreateIntrinsic(llvm::Intrinsic::x86_tileloadd64, {}, {tile(4), a, b.getInt64(64)});
-  b.CreateIntrinsic(llvm::Intrinsic::x86_tileloadd64, {}, {tile(5), b.CreateConstGEP1_64(b.getInt8Ty(), a, 1024), b.getInt64(64)});
+  b.CreateIntrinsic(llvm::Intrinsic::x86_tileloadd64, {},
+                    {tile(5), b.CreateConstGEP1_64(b.getInt8Ty(), a, 1024), b.getInt64(64)});
   b.CreateIntrinsic(llvm::Intrinsic::x86_tileloadd64, {}, {tile(6), bb, b.getInt64(128)});
-  b.CreateIntrinsic(llvm::Intrinsic::x86_tileloadd64, {}, {tile(7), b.CreateConstGEP1_64(b.getInt8Ty(), bb, 64), b.getInt64(128)});
+  b.CreateIntrinsic(llvm::Intrinsic::x86_tileloadd64, {},
+                    {tile(7), b.CreateConstGEP1_64(b.getInt8Ty(), bb, 64), b.getInt64(128)});
   for (auto [c, ta, tb] : {std::tuple{0, 4, 6}, std::tuple{1, 4, 7}, std::tuple{2, 5, 6}, std::tuple{3, 5, 7}})
     b.CreateIntrinsic(llvm::Intrinsic::x86_tdpbf16ps, {}, {tile(c), tile(ta), tile(tb)});
   step->addIncoming(b.CreateAdd(step, b.getInt64(1)), body);
   b.CreateBr(head);
   b.SetInsertPoint(done);
-  for (int t = 0; t < 4; ++t) b.CreateIntrinsic(llvm::Intrinsic::x86_tilestored64, {}, {tile(t), c_tiles[t], ldc_bytes});
+  for (int t = 0; t < 4; ++t)
+    b.CreateIntrinsic(llvm::Intrinsic::x86_tilestored64, {}, {tile(t), c_tiles[t], ldc_bytes});
   b.CreateRetVoid();
 }
 
@@ -606,18 +610,17 @@ UkrFn ukr_for(DType dt, const Blocking& bl) {
   std::lock_guard<std::mutex> lock(mu);
   auto it = fns->find(name);
   if (it != fns->end()) return it->second;
-  auto fn = reinterpret_cast<UkrFn>(
-      compile_runtime_function(name, [&](llvm::Module& m) {
-        if (bl.bf16 == Bf16MatMul::Amx)
-          generate_amx_ukr(m, name);
-        else
-          generate_ukr(m, name, dt, bl);
-        if (const char* dump = std::getenv("LT_MM_DUMP")) {
-          std::error_code ec;
-          llvm::raw_fd_ostream os(cat(dump, "/", name, ".ll"), ec);
-          m.print(os, nullptr);
-        }
-      }));
+  auto fn = reinterpret_cast<UkrFn>(compile_runtime_function(name, [&](llvm::Module& m) {
+    if (bl.bf16 == Bf16MatMul::Amx)
+      generate_amx_ukr(m, name);
+    else
+      generate_ukr(m, name, dt, bl);
+    if (const char* dump = std::getenv("LT_MM_DUMP")) {
+      std::error_code ec;
+      llvm::raw_fd_ostream os(cat(dump, "/", name, ".ll"), ec);
+      m.print(os, nullptr);
+    }
+  }));
   fns->emplace(name, fn);
   return fn;
 }
@@ -744,8 +747,10 @@ void parallel_ranges(int64_t n, int64_t grain, int64_t per_item, const F& body) 
 // A bfloat16 source (bits, S = uint16_t) into float32 panels (D = uint32_t) is widened on the way.
 template <typename S, typename D>
 D widened(S x) {
-  if constexpr (std::is_same_v<S, D>) return x;
-  else return static_cast<D>(static_cast<uint32_t>(x) << 16);
+  if constexpr (std::is_same_v<S, D>)
+    return x;
+  else
+    return static_cast<D>(static_cast<uint32_t>(x) << 16);
 }
 
 template <typename S, typename D>
@@ -886,8 +891,8 @@ void pack_operand(const Kernel& k, const Table& t, const Dims& d, bool lhs, void
     else if (t.bl.packs_bf16())
       pack_pairs(src16, reinterpret_cast<uint32_t*>(dst), o.extent, d.K, Kp, o.R, o.s_panel, o.s_k);
     else if (k.buffers[v.buffer].dtype == DType::BFloat16)  // widened to the float32 product's panels
-      pack_strided(reinterpret_cast<const uint16_t*>(src) + base, reinterpret_cast<uint32_t*>(dst), o.extent, d.K,
-                   o.R, o.s_panel, o.s_k);
+      pack_strided(reinterpret_cast<const uint16_t*>(src) + base, reinterpret_cast<uint32_t*>(dst), o.extent, d.K, o.R,
+                   o.s_panel, o.s_k);
     else if (dtype_size(k.buffers[k.mm_acc].dtype) == 4)
       pack_strided(reinterpret_cast<const uint32_t*>(src) + base, reinterpret_cast<uint32_t*>(dst), o.extent, d.K,
                    o.R, o.s_panel, o.s_k);

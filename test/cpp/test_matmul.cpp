@@ -237,7 +237,8 @@ BOOST_AUTO_TEST_CASE(bfloat16_products_accumulate_in_float32) {
     int64_t m, k, n;
   };
   // K = 1 and odd K (a zero pad k), tails of M and N, several k blocks.
-  const S sizes[] = {{1, 1, 1}, {7, 1, 5}, {13, 17, 33}, {14, 32, 32}, {15, 31, 65}, {29, 2, 3}, {31, 513, 97}, {100, 256, 70}};
+  const S sizes[] = {{1, 1, 1},    {7, 1, 5},  {13, 17, 33},  {14, 32, 32},
+                     {15, 31, 65}, {29, 2, 3}, {31, 513, 97}, {100, 256, 70}};
   uint32_t seed = 100;
   for (S s : sizes) {
     BOOST_TEST_CONTEXT(s.m << "x" << s.k << "x" << s.n) {
@@ -255,7 +256,8 @@ BOOST_AUTO_TEST_CASE(bfloat16_products_of_strided_operands_and_batches) {
   NodePtr a = ops::transpose(at, 0, 1), b = ops::transpose(bt, 0, 1);  // [33, 71] and [71, 18]
   BOOST_CHECK_EQUAL(check_bf16({ops::matmul(a, b)}, 71, 2, amax(ops::matmul(a, b))), 1u);
   NodePtr big = bf16_input({40, 90}, 3);
-  NodePtr s1 = ops::slice(big, 1, 3, 40, 1), s2 = ops::slice(ops::slice(big, 0, 1, 38, 1), 1, 0, 90, 2);  // [40, 37] x [37, 45]
+  NodePtr s1 = ops::slice(big, 1, 3, 40, 1),
+          s2 = ops::slice(ops::slice(big, 0, 1, 38, 1), 1, 0, 90, 2);  // [40, 37] x [37, 45]
   check_bf16({ops::matmul(s1, s2)}, 37, 2, amax(ops::matmul(s1, s2)));
   NodePtr x = bf16_input({3, 2, 20, 31}, 4), y = bf16_input({3, 2, 31, 18}, 5), w = bf16_input({31, 18}, 6);
   check_bf16({ops::matmul(x, y)}, 31, 2, amax(ops::matmul(x, y)));
@@ -269,7 +271,9 @@ BOOST_AUTO_TEST_CASE(bfloat16_linear_runs_bias_and_relu_as_its_epilogue) {
   const double pmax = amax(ops::matmul(x, ops::transpose(w, 0, 1)));
   BOOST_CHECK_EQUAL(check_bf16({ops::relu(y)}, 91, 2, pmax + 2, 2), 1u);
   NodePtr x3 = bf16_input({3, 11, 91}, 10);
-  BOOST_CHECK_EQUAL(check_bf16({ops::relu(ops::linear(x3, w, bias))}, 91, 2, amax(ops::matmul(x3, ops::transpose(w, 0, 1))) + 2, 2), 1u);
+  BOOST_CHECK_EQUAL(
+      check_bf16({ops::relu(ops::linear(x3, w, bias))}, 91, 2, amax(ops::matmul(x3, ops::transpose(w, 0, 1))) + 2, 2),
+      1u);
 }
 
 // vdpbf16ps and AMX's tdpbf16ps treat a bfloat16 subnormal operand as zero
