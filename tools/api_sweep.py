@@ -171,7 +171,7 @@ CATEGORIES = [
      "out of scope: cuDNN, MIOpen, MKL-DNN, Vulkan, XPU, IPU, MPS and pinned memory have no meaning for the "
      "lazy CPU/GPU backends",
      _matches(r"^cudnn", r"miopen", r"mkldnn", r"vulkan", r"xpu", r"ipu", r"^is_ort$", r"mps", r"pin_memory", r"is_pinned", r"^has_",
-              r"record_stream", r"autocast", r"^is_meta$", r"channels_last", r"_format$", r"^Stream$",
+              r"record_stream", r"^is_meta$", r"channels_last", r"_format$", r"^Stream$",
               r"flush_denormal", r"^get_device$", r"^is_(cpu|distributed|nested|shared)$", r"to_padded_tensor",
               r"^layout$", r"^(strided|sparse_coo)$")),
     ("storages and raw memory",

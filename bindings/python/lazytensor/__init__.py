@@ -5,6 +5,7 @@ extension type itself), creation functions, dtypes, nn, optim, autograd. Values
 are computed at sync points: lazytensor.sync(), .item(), printing, .numpy().
 """
 import math as _math
+import sys as _sys
 
 from . import _C
 from ._C import Tensor, dtype  # noqa: F401
@@ -70,7 +71,7 @@ del _importlib
 __version__ = "0.1.0"
 
 
-from . import backends, cuda, distributed, linalg, onnx, sparse, testing
+from . import amp, backends, cpu, cuda, distributed, linalg, onnx, sparse, testing
 from . import _torch_linalg, _torch_nn  # noqa: E402
 from ._torch_linalg import *  # noqa: E402,F401,F403
 from ._torch_nn import *  # noqa: E402,F401,F403
@@ -102,3 +103,11 @@ from ._runtime import compile, set_num_threads, get_num_threads, set_num_interop
 _tensor._install_bitcast_guards()  # after every module attached its in-place methods
 from ._switches import *  # noqa: E402,F401,F403
 from ._windows import *  # noqa: E402,F401,F403
+from .amp import autocast  # noqa: E402,F401
+from .amp.autocast_mode import (is_autocast_enabled, set_autocast_enabled, is_autocast_cpu_enabled,  # noqa: E402,F401
+                                set_autocast_cpu_enabled, get_autocast_cpu_dtype, set_autocast_cpu_dtype,
+                                get_autocast_gpu_dtype, set_autocast_gpu_dtype, is_autocast_cache_enabled,
+                                set_autocast_cache_enabled, autocast_increment_nesting,
+                                autocast_decrement_nesting, clear_autocast_cache)
+from .amp import _op_policy  # noqa: E402
+_op_policy.install(_sys.modules[__name__], nn.functional, linalg)  # last: it rebinds what every module holds

@@ -48,6 +48,8 @@ def _batch_norm(input, running_mean, running_var, weight, bias, training, moment
         out = out * weight.reshape(shape)
     if bias is not None:
         out = out + bias.reshape(shape)
+    if input.dtype == _C.bfloat16:
+        out = out.to(_C.bfloat16)  # torch's CPU kernel takes bfloat16 inputs with float32 parameters and statistics
     return _tie(out, side)
 
 

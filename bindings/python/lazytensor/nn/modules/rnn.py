@@ -19,6 +19,7 @@ from .. import init
 from ..parameter import Parameter
 from .module import Module
 from ..._device import check_placement
+from ...amp import autocast_mode
 
 __all__ = ["RNNBase", "RNN", "LSTM", "GRU", "RNNCellBase", "RNNCell", "LSTMCell", "GRUCell"]
 
@@ -30,7 +31,9 @@ def _reject_packed(name, input):
 
 
 def _check_dtype(name, input, weight, what="input"):
-    if input.dtype != weight.dtype:
+    # Under autocast the input projections cast input and weights to one dtype, as torch's do (torch has no
+    # check of its own: outside autocast its matmul raises).
+    if input.dtype != weight.dtype and not autocast_mode.state.cpu_enabled:
         raise RuntimeError("{}: {} must have the type {}, got type {}".format(name, what, weight.dtype, input.dtype))
 
 

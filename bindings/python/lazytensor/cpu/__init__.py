@@ -1,0 +1,2 @@
+"""torch.cpu: its amp module."""
+from . import amp  # noqa: F401
