@@ -502,10 +502,13 @@ void generate_ukr(llvm::Module& m, const std::string& name, DType dt, const Bloc
 // The AMX micro-kernel, same signature, float32 C of 32 x 32 as 2 x 2 tiles
 // of 16 x 16 (tmm0-3), per 32 k two A tiles (16 rows of 32 bfloat16, tmm4-5)
 // and two B tiles (16 k-pairs of 16 columns, tmm6-7), four tdpbf16ps. The
-// tile configuration is loaded on every call: the thread's tile state is not
-// ours to keep between calls, and one ldtilecfg per KC block is a few percent
-// of the block's 32 tdpbf16ps. Tiles accumulate in place, so C is loaded
-// first when accumulating (kc may be any; the pad k up to 32 is zero).
+// tile configuration is loaded on every call and released at its end, so a
+// thread holds no tile state between calls (none to save at a context
+// switch, none another library finds configured): ldtilecfg and
+// tilerelease per KC block were within noise of the micro-kernel's
+// 2150-2480 GFLOP/s on one thread (LT_MM_UKRBENCH=1). Tiles accumulate in
+// place, so C is loaded first when accumulating (kc may be any; the pad k
+// up to 32 is zero).
 void generate_amx_ukr(llvm::Module& m, const std::string& name) {
   llvm::LLVMContext& ctx = m.getContext();
   llvm::IRBuilder<> b(ctx);
@@ -566,6 +569,7 @@ void generate_amx_ukr(llvm::Module& m, const std::string& name) {
   b.SetInsertPoint(done);
   for (int t = 0; t < 4; ++t)
     b.CreateIntrinsic(llvm::Intrinsic::x86_tilestored64, {}, {tile(t), c_tiles[t], ldc_bytes});
+  b.CreateIntrinsic(llvm::Intrinsic::x86_tilerelease, {}, {});
   b.CreateRetVoid();
 }
 
