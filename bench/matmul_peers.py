@@ -36,8 +36,8 @@ def openblas_info():
     return "numpy BLAS is not OpenBLAS (reference BLAS?)"
 
 
-# torch.matmul of bfloat16 tensors (oneDNN; float32 accumulation on AVX-512 BF16 / AMX), before numpy: OpenBLAS's
-# threads keep spinning after a numpy product and took most of the CPU from torch's (7.9 against 1.0-1.4 ms at 1024).
+# torch.matmul of bfloat16 tensors (oneDNN; float32 accumulation on AVX-512 BF16 / AMX), before numpy's products, so
+# OpenBLAS's threads are not spinning beside torch's.
 try:
     import torch
 
