@@ -1,8 +1,11 @@
 // bench/bench_matmul.cpp — generated matmul vs BLAS (issue: matmul at BLAS speed).
 //
 // float32 square products at 512/1024/2048 against numpy's matmul (OpenBLAS),
-// and linear + bias + relu at 1024 against PyTorch eager's addmm + relu, in
-// matched pairs: each round runs the peer script (bench/matmul_peers.py, a
+// linear + bias + relu at 1024 against PyTorch eager's addmm + relu, and
+// bfloat16 products at 1024/2048 against PyTorch's bfloat16 matmul (oneDNN:
+// AMX or AVX-512 BF16 where the CPU has them) and against our own float32
+// product of the same size (docs/matmul.md "bfloat16"), in matched pairs:
+// each round runs the peer script (bench/matmul_peers.py, a
 // fresh python process timing its own median) and then ours, so both see the
 // same machine state; the table shows medians over rounds and the median of
 // the per-round ratios.
@@ -91,10 +94,17 @@ int main(int argc, char** argv) {
     work.push_back({"linear_bias_relu_1024", 2.0 * n * n * n,
                     [x, w, bias] { lt::sync(lt::linear(x, w, bias).relu()); }, 11});
   }
+  for (int64_t n : {1024, 2048}) {
+    Tensor a = lt::randn({n, n}, 6).to(lt::DType::BFloat16), b = lt::randn({n, n}, 7).to(lt::DType::BFloat16);
+    lt::sync({a, b});
+    keep.push_back(a), keep.push_back(b);
+    work.push_back({"matmul_bf16_" + std::to_string(n), 2.0 * n * n * n, [a, b] { lt::sync(lt::matmul(a, b)); },
+                    n >= 2048 ? 5 : 11});
+  }
   if (!only.empty())
     work.erase(std::remove_if(work.begin(), work.end(), [&](const Work& w) { return w.name.find(only) == std::string::npos; }),
                work.end());
-  std::map<std::string, std::vector<double>> ours, theirs, ratio;
+  std::map<std::string, std::vector<double>> ours, theirs, ratio, over_f32;
   std::string info;
   for (int r = 0; r < rounds; ++r) {
     std::map<std::string, double> p;
@@ -107,15 +117,26 @@ int main(int argc, char** argv) {
         ratio[w.name].push_back(p[w.name] / ms);
       }
     }
+    // A bfloat16 product against our float32 one of the same size, this round.
+    for (Work& w : work)
+      if (w.name.rfind("matmul_bf16_", 0) == 0) {
+        const std::string f32 = "matmul_" + w.name.substr(12);
+        if (!ours[f32].empty()) over_f32[w.name].push_back(ours[f32].back() / ours[w.name].back());
+      }
   }
   std::printf("peer: %s", info.empty() ? "(none)\n" : info.c_str());
   std::printf("%-24s %10s %9s %10s %9s %8s  %s\n", "workload", "ours ms", "GFLOP/s", "peer ms", "GFLOP/s", "speedup",
               "peer");
   for (Work& w : work) {
     double o = median(ours[w.name]), t = median(theirs[w.name]);
-    const char* peer = w.name.rfind("matmul", 0) == 0 ? "numpy matmul" : "torch addmm+relu";
-    std::printf("%-24s %10.3f %9.1f %10.3f %9.1f %7.2fx  %s\n", w.name.c_str(), o, w.flops / (o * 1e6), t,
+    const bool bf16 = w.name.rfind("matmul_bf16_", 0) == 0;
+    const char* peer = bf16                             ? "torch bf16 matmul"
+                       : w.name.rfind("matmul", 0) == 0 ? "numpy matmul"
+                                                        : "torch addmm+relu";
+    std::printf("%-24s %10.3f %9.1f %10.3f %9.1f %7.2fx  %s", w.name.c_str(), o, w.flops / (o * 1e6), t,
                 t > 0 ? w.flops / (t * 1e6) : 0.0, median(ratio[w.name]), peer);
+    if (bf16 && !over_f32[w.name].empty()) std::printf("; %.2fx our float32 matmul", median(over_f32[w.name]));
+    std::printf("\n");
   }
   return 0;
 }

@@ -1,4 +1,4 @@
-"""Peers for bench/bench_matmul.cpp: numpy matmul (OpenBLAS) and torch addmm + relu.
+"""Peers for bench/bench_matmul.cpp: numpy matmul (OpenBLAS), torch addmm + relu and torch bfloat16 matmul.
 
 Prints "key milliseconds" lines (medians) and one "info ..." line naming the
 BLAS core OpenBLAS chose. Run with OPENBLAS_CORETYPE and OPENBLAS_L2_SIZE as
@@ -35,6 +35,19 @@ def openblas_info():
             continue
     return "numpy BLAS is not OpenBLAS (reference BLAS?)"
 
+
+# torch.matmul of bfloat16 tensors (oneDNN; float32 accumulation on AVX-512 BF16 / AMX), before numpy's products, so
+# OpenBLAS's threads are not spinning beside torch's.
+try:
+    import torch
+
+    torch.set_num_threads(os.cpu_count())
+    for n in (1024, 2048):
+        a = torch.randn(n, n).bfloat16()
+        b = torch.randn(n, n).bfloat16()
+        print("matmul_bf16_%d %.4f" % (n, median_ms(lambda: torch.matmul(a, b), 5 if n >= 2048 else 11)), flush=True)
+except ImportError:
+    pass
 
 rng = np.random.default_rng(0)
 for n in (512, 1024, 2048):

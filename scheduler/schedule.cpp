@@ -675,7 +675,11 @@ bool affine(const Kernel& k, KernelBuilder& kb, int32_t id, int row_axis, int co
 }
 
 // The operand as (buffer, base(b), row stride, col stride) when it is a plain strided view.
+// A bfloat16 operand widened to float32 (see build()) is the view of its bfloat16 load.
 MatMulView strided_view(Kernel& k, KernelBuilder& kb, int32_t value, int row_axis, int col_axis) {
+  if (const KOp& w = k.ops[value]; w.code == KOpCode::Compute && w.op == Op::Cast && w.dtype == DType::Float32 &&
+                                   k.ops[w.inputs[0]].dtype == DType::BFloat16)
+    value = w.inputs[0];
   const KOp& o = k.ops[value];
   if (o.code != KOpCode::Load) return {};
   Affine a;
@@ -994,10 +998,18 @@ Plan Scheduler::run() {
       OpKind ck = consumers_[i].size() == 1 ? op_kind(t_.nodes[consumers_[i][0]].op) : OpKind::MatMul;
       if (ck != OpKind::Unary && ck != OpKind::Binary && ck != OpKind::Ternary && ck != OpKind::Movement) mat_[i] = 1;
     }
+    // Its operands are stored, except the views and a bfloat16 operand's
+    // widening to float32 (ops::matmul): the packing reads the bfloat16
+    // values itself (as bfloat16 pairs for vdpbf16ps, or widened), so the
+    // operand is not widened into a float32 copy first.
     if (k == OpKind::MatMul)
       for (int32_t in : n.inputs) {
         int32_t base = in;
         while (op_kind(t_.nodes[base].op) == OpKind::Movement) base = t_.nodes[base].inputs[0];
+        const TraceNode& b = t_.nodes[base];
+        if (b.op == Op::Cast && b.dtype == DType::Float32 && t_.nodes[b.inputs[0]].dtype == DType::BFloat16)
+          for (base = t_.nodes[base].inputs[0]; op_kind(t_.nodes[base].op) == OpKind::Movement;)
+            base = t_.nodes[base].inputs[0];
         if (t_.nodes[base].op != Op::Scalar) mat_[base] = 1;
       }
   }

@@ -286,9 +286,14 @@ Value* Codegen::normalize(Value* v, DType d) {
       // the kept lsb, clear the low half; NaN becomes 0x7FC0 as torch's.
       llvm::Type* i32 = v->getType()->getWithNewType(b_.getInt32Ty());
       Value* u = b_.CreateBitCast(v, i32);
-      Value* lsb = b_.CreateAnd(b_.CreateLShr(u, 16), llvm::ConstantInt::get(i32, 1));
-      Value* r = b_.CreateAnd(b_.CreateAdd(b_.CreateAdd(u, llvm::ConstantInt::get(i32, 0x7FFF)), lsb),
-                              llvm::ConstantInt::get(i32, 0xFFFF0000u));
+      // The lsb as a compare, so AVX-512 tests it into a mask and picks the
+      // bias 0x7FFF or 0x8000 by it (vptestnmd, vpblendmd, vpaddd): with the
+      // clear and the NaN select 6 instructions per rounding instead of 7.
+      Value* odd =
+          b_.CreateICmpNE(b_.CreateAnd(u, llvm::ConstantInt::get(i32, 0x10000)), llvm::ConstantInt::get(i32, 0));
+      Value* biased = b_.CreateAdd(u, llvm::ConstantInt::get(i32, 0x7FFF));
+      Value* r = b_.CreateSelect(odd, b_.CreateAdd(biased, llvm::ConstantInt::get(i32, 1)), biased);
+      r = b_.CreateAnd(r, llvm::ConstantInt::get(i32, 0xFFFF0000u));
       Value* nan = b_.CreateFCmpUNO(v, v);
       r = b_.CreateSelect(nan, llvm::ConstantInt::get(i32, 0x7FC00000u), r);
       return b_.CreateBitCast(r, v->getType());

@@ -8,6 +8,11 @@
 // O2 instead) and codegen at -O2 for the host CPU. Objects are produced as
 // bytes first (so cache/ can store them) and then linked into one
 // process-wide LLJIT whose main dylib resolves libm/libc from the process.
+#if defined(__linux__)
+#include <sys/syscall.h>
+#include <unistd.h>
+#endif
+
 #include <algorithm>
 #include <atomic>
 #include <chrono>
@@ -75,6 +80,17 @@ std::string llvm_error(llvm::Error e) {
   return s;
 }
 
+// Linux grants a process AMX's tile data state only on request
+// (ARCH_REQ_XCOMP_PERM for XFEATURE_XTILEDATA); tile instructions fault without it.
+bool request_amx_tile_state() {
+#if defined(__linux__) && defined(__x86_64__)
+  constexpr long kArchReqXcompPerm = 0x1023, kXfeatureXtiledata = 18;
+  return syscall(SYS_arch_prctl, kArchReqXcompPerm, kXfeatureXtiledata) == 0;
+#else
+  return false;
+#endif
+}
+
 struct Jit {
   std::mutex mu;  // guards `loaded` and `pinned`
   // For the module's data layout, triple, CPU and features only (read-only):
@@ -88,6 +104,7 @@ struct Jit {
   bool avx512_math = false;     // math.cpp's AVX-512 forms (LT_JIT_AVX512_MATH=0: off)
   bool fold_row_tails = false;  // codegen.cpp's masked row remainders (LT_JIT_FOLD_ROW_TAILS=0: off)
   bool column_reduce = true;    // interchanged column reductions (LT_JIT_COLUMN_REDUCE=0: off)
+  Bf16MatMul bf16_matmul = Bf16MatMul::Widen;  // matmul.cpp's bfloat16 path (LT_MM_BF16)
   // One slot per loaded object, by entry symbol. `handle` is the object's
   // owner (KernelEntry::keep); whoever erases a slot removes its tracker.
   struct Slot {
@@ -146,10 +163,27 @@ struct Jit {
     avx512_math = vector_bits == 512 && !switched_off("LT_JIT_AVX512_MATH");
     fold_row_tails = vector_bits == 512 && !switched_off("LT_JIT_FOLD_ROW_TAILS");
     column_reduce = !switched_off("LT_JIT_COLUMN_REDUCE");
+    // bfloat16 matmuls (docs/matmul.md "bfloat16"): AMX tiles where the
+    // target has AMX-BF16 and the kernel grants this process the tile state,
+    // else vdpbf16ps with AVX-512 BF16 (on the AMX hosts it issues at a
+    // quarter of the FMA rate, half the FLOPs: slower than widening there),
+    // else the operands widen to float32. LT_MM_BF16=amx, dp or 0 asks for
+    // one (the tests run each); what the target lacks falls back as above.
+    {
+      const char* mode = std::getenv("LT_MM_BF16");
+      const std::string m = mode ? mode : "";
+      const bool dot = vector_bits == 512 && sti.checkFeatures("+avx512bf16");
+      const bool amx = dot && sti.checkFeatures("+amx-bf16") && sti.checkFeatures("+amx-tile") && m != "0" &&
+                       m != "dp" && request_amx_tile_state();
+      bf16_matmul = amx ? Bf16MatMul::Amx : dot && m != "0" ? Bf16MatMul::Dot : Bf16MatMul::Widen;
+    }
     // Kernels' code depends on all of it: part of every disk-cache key.
     target = cat(std::string(tm->getTargetCPU()), ";", std::string(tm->getTargetFeatureString()), ";llvm-",
                  LLVM_VERSION_STRING, avx512_math ? ";math=avx512" : "", fold_row_tails ? ";fold" : "",
-                 column_reduce ? "" : ";rows-only");
+                 column_reduce ? "" : ";rows-only",
+                 bf16_matmul == Bf16MatMul::Amx   ? ";mm=amx"
+                 : bf16_matmul == Bf16MatMul::Dot ? ";mm=bf16dp"
+                                                  : "");
     auto j = llvm::orc::LLJITBuilder().setJITTargetMachineBuilder(*jtmb).create();
     if (!j) fail(ErrorKind::Runtime, "cpu jit: ", llvm_error(j.takeError()));
     lljit = std::move(*j);
@@ -351,6 +385,8 @@ bool avx512_math() { return jit().avx512_math; }
 bool fold_row_tails() { return jit().fold_row_tails; }
 
 int target_vector_bits() { return jit().vector_bits; }
+
+Bf16MatMul bf16_matmul() { return jit().bf16_matmul; }
 
 std::string kernel_symbol(const Kernel& kernel, Tier tier) {
   return cat("lt_k_", hash_hex(kernel.hash()), tier == Tier::Quick && kernel_has_quick_tier(kernel) ? "_q" : "");

@@ -130,6 +130,14 @@ bool avx512_math();
 /// AVX-512F, 256 with AVX, else 128): the host's, or LT_JIT_CPU's.
 int target_vector_bits();
 
+/// How bfloat16 matmuls multiply (docs/matmul.md "bfloat16"), all into
+/// float32 sums of exact bfloat16 products: AMX tiles (tdpbf16ps) where the
+/// target has AMX-BF16, vdpbf16ps where it has AVX-512 BF16, else operands
+/// widened to float32 while they are packed. LT_MM_BF16=0 widens and
+/// LT_MM_BF16=dp skips AMX.
+enum class Bf16MatMul { Widen, Dot, Amx };
+Bf16MatMul bf16_matmul();
+
 /// Whether short row loops fold their remainder into a masked vector
 /// iteration (`llvm.loop.vectorize.predicate.enable`): the host has AVX-512F
 /// (cheap masked loads and stores) and LT_JIT_FOLD_ROW_TAILS is not 0.

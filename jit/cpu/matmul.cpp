@@ -11,6 +11,8 @@
 #include <cstring>
 #include <memory>
 #include <mutex>
+#include <tuple>
+#include <type_traits>
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
@@ -19,6 +21,7 @@
 #include "jit/cpu/interpreter.h"
 #include "llvm/IR/IRBuilder.h"
 #include "llvm/IR/Intrinsics.h"
+#include "llvm/IR/IntrinsicsX86.h"
 #include "llvm/Support/raw_ostream.h"
 #include "oneapi/tbb/blocked_range.h"
 #include "oneapi/tbb/parallel_for.h"
@@ -35,7 +38,15 @@ struct Blocking {
   int nv = 2;         ///< vectors per micro-tile row
   int vbytes = 32;    ///< vector width in bytes: 64 with AVX-512, 32 with AVX2
   int64_t kc = 256;   ///< k block: one B micro-panel (kc x NR) stays in L1
+  Bf16MatMul bf16 = Bf16MatMul::Widen;  ///< Dot / Amx: bfloat16 operands packed as bfloat16 (float32 product)
   int64_t nr(DType dt) const { return nv * (vbytes / static_cast<int64_t>(dtype_size(dt))); }
+  bool packs_bf16() const { return bf16 != Bf16MatMul::Widen; }
+  /// Multiple of which k is packed: a pair for vdpbf16ps, a tile's 32 for AMX.
+  int64_t k_align() const { return bf16 == Bf16MatMul::Amx ? 32 : bf16 == Bf16MatMul::Dot ? 2 : 1; }
+  /// k extent of a packed panel: K rounded up to k_align() (the pad k is zero).
+  int64_t k_packed(int64_t K) const { return (K + k_align() - 1) / k_align() * k_align(); }
+  /// Bytes of one packed element: the product's dtype, or a bfloat16.
+  int64_t packed_bytes(DType dt) const { return packs_bf16() ? 2 : static_cast<int64_t>(dtype_size(dt)); }
 };
 
 int64_t env_int(const char* name, int64_t dflt) {
@@ -47,8 +58,9 @@ int64_t env_int(const char* name, int64_t dflt) {
 // + 2 B vectors + a broadcast), AVX2 16 (6 x 2 ymm + 2 + 1: the classic
 // Haswell shape). Larger tiles spill, smaller ones leave the FMA ports waiting
 // on loads.
-Blocking blocking_for(DType dt) {
+Blocking blocking_for(DType dt, Bf16MatMul bf16) {
   Blocking b;
+  b.bf16 = bf16;
   int es = static_cast<int>(dtype_size(dt));
   bool avx512 = target_vector_bits() == 512;
   b.vbytes = avx512 ? 64 : 32;
@@ -57,7 +69,24 @@ Blocking blocking_for(DType dt) {
   b.mr = static_cast<int>(env_int("LT_MM_MR", b.mr));
   b.nv = static_cast<int>(env_int("LT_MM_NV", b.nv));
   b.kc = env_int("LT_MM_KC", b.kc);
+  if (bf16 == Bf16MatMul::Amx) {  // 2 x 2 tiles of 16 x 16 float32: fixed by the tile shapes
+    b.mr = 32, b.nv = 2, b.vbytes = 64;
+  }
+  b.kc = std::max(b.k_align(), b.kc / b.k_align() * b.k_align());  // k blocks start at a pair / a tile
   return b;
+}
+
+// Whether a float32 product multiplies two bfloat16 operands (ops::matmul
+// widens them; the scheduler leaves the widening in the operand DAGs): the
+// operands can then be packed as bfloat16 pairs for vdpbf16ps, whose
+// bfloat16 products are exact in float32.
+bool bf16_operands(const Kernel& k) {
+  if (k.buffers[k.mm_acc].dtype != DType::Float32) return false;
+  for (int32_t root : {k.mm_lhs, k.mm_rhs}) {
+    const KOp& o = k.ops[root];
+    if (o.code != KOpCode::Compute || o.op != Op::Cast || k.ops[o.inputs[0]].dtype != DType::BFloat16) return false;
+  }
+  return true;
 }
 
 // ---- sub-kernels --------------------------------------------------------------
@@ -123,6 +152,15 @@ class SubKernel {
     o.num_inputs = 2;
     o.inputs[0] = offset, o.inputs[1] = value;
     push(o);
+  }
+  int32_t cast(int32_t value, DType dt) {
+    KOp o;
+    o.code = KOpCode::Compute;
+    o.op = Op::Cast;
+    o.dtype = dt;
+    o.num_inputs = 1;
+    o.inputs[0] = value;
+    return push(o);
   }
   int32_t add_buffer(DType dt, int64_t numel) {
     out_.buffers.push_back({dt, numel, true, 0});
@@ -231,7 +269,12 @@ Operand operand_of(const Kernel& k, bool lhs, const Blocking& bl, const Dims& d)
 }
 
 // Packs one operand: lhs into [batch_a][P][K][MR] (rows m) or rhs into
-// [batch_b][Q][K][NR] (cols n). The loop runs over the operand's own elements
+// [batch_b][Q][K][NR] (cols n). Packed as bfloat16 (Blocking::bf16) they
+// are the values before their widening, k rounded up to k_packed() (the
+// driver zeroes the pad k), with k-pairs interleaved as vdpbf16ps and AMX's
+// B tiles read them: [batch][panels][K/2][R][2]; AMX's A tiles are rows of
+// 32 k: lhs [batch][P][K/32][MR][32].
+// The loop runs over the operand's own elements
 // (no padding: the pad rows/cols of the last panel only ever reach pad rows/cols
 // of the tile, which the epilogue never reads), with the operand's contiguous
 // axis innermost so the loads stream.
@@ -256,16 +299,19 @@ Kernel pack_kernel(const Kernel& k, bool lhs, const Blocking& bl, const Dims& d)
   coords[3] = ck;
   coords[lhs ? 1 : 2] = idx;
   coords[lhs ? 2 : 1] = s.iconst(0);
+  const DType packed = bl.packs_bf16() ? DType::BFloat16 : dt;
   int32_t value;
   if (v.valid()) {
     int32_t off = s.copy(v.base, coords);
     off = s.bin(Op::Add, off, s.bin(Op::Mul, idx, s.size(s_panel, slot(kLhsStridePanel))));
     off = s.bin(Op::Add, off, s.bin(Op::Mul, ck, s.size(s_k, slot(kLhsStrideK))));
-    value = s.load(v.buffer, off, dt);
+    const DType source = k.buffers[v.buffer].dtype;  // bfloat16 for a widened operand
+    value = s.load(v.buffer, off, source);
+    if (source != packed) value = s.cast(value, packed);
   } else {
-    value = s.copy(operand.root, coords);
+    value = s.copy(bl.packs_bf16() ? k.ops[operand.root].inputs[0] : operand.root, coords);
   }
-  int32_t dst = s.add_buffer(dt, operand.batch * operand.panels * d.K * R);
+  int32_t dst = s.add_buffer(packed, operand.batch * operand.panels * bl.k_packed(d.K) * R);
   s.kernel().buffers[dst].generic_numel = base >= 0;
   auto index_op = [&](KOpCode code, int32_t a, int64_t c) {
     KOp o;
@@ -276,9 +322,18 @@ Kernel pack_kernel(const Kernel& k, bool lhs, const Blocking& bl, const Dims& d)
     return s.push(o);
   };
   int32_t p = index_op(KOpCode::IndexDiv, idx, R), r = index_op(KOpCode::IndexMod, idx, R);
-  int32_t lin = s.bin(Op::Mul, s.bin(Op::Add, s.bin(Op::Mul, cb, s.size(operand.panels, slot(kLhsPanels))), p),
-                      s.size(d.K, slot(kLhsK)));
-  lin = s.bin(Op::Add, s.bin(Op::Mul, s.bin(Op::Add, lin, ck), s.iconst(R)), r);
+  int32_t kp = s.size(d.K, slot(kLhsK));  // the packed k extent
+  const int64_t ka = bl.k_align();
+  if (ka > 1) kp = s.bin(Op::Mul, index_op(KOpCode::IndexDiv, s.bin(Op::Add, kp, s.iconst(ka - 1)), ka), s.iconst(ka));
+  int32_t lin = s.bin(Op::Mul, s.bin(Op::Add, s.bin(Op::Mul, cb, s.size(operand.panels, slot(kLhsPanels))), p), kp);
+  if (bl.packs_bf16()) {  // pairs: (lin + k - k%2) * R + 2r + k%2; AMX's A: (lin + k - k%32) * R + 32r + k%32
+    const int64_t w = bl.bf16 == Bf16MatMul::Amx && lhs ? 32 : 2;
+    int32_t within = index_op(KOpCode::IndexMod, ck, w);
+    lin = s.bin(Op::Mul, s.bin(Op::Add, lin, s.bin(Op::Sub, ck, within)), s.iconst(R));
+    lin = s.bin(Op::Add, lin, s.bin(Op::Add, s.bin(Op::Mul, r, s.iconst(w)), within));
+  } else {
+    lin = s.bin(Op::Add, s.bin(Op::Mul, s.bin(Op::Add, lin, ck), s.iconst(R)), r);
+  }
   s.store(dst, lin, value);
   MatMulChecks checks = matmul_unread_checks(k);
   for (int32_t id : lhs ? checks.lhs : checks.rhs) s.copy(id, coords);
@@ -307,6 +362,10 @@ Kernel epilogue_kernel(const Kernel& k) {
 
 // void ukr(i64 kc, ptr A, ptr B, ptr C, i64 ldc, i64 accumulate):
 //   C[i][j] (+)= sum_k A[k*MR + i] * B[k*NR + j]  for i < MR, j < NR.
+// With Bf16MatMul::Dot (float32 C, bfloat16 panels of k-pairs) each step is one
+// pair: a 32-bit broadcast of A's pair for row i, NV vectors of 16 B pairs,
+// one vdpbf16ps per accumulator (two exact products added in float32);
+// kc may be odd (the last block of an odd K: the pad k is zero).
 // C need not be vector-aligned: it is the tile buffer or, for a plain matmul,
 // the output itself (rows of any length).
 void generate_ukr(llvm::Module& m, const std::string& name, DType dt, const Blocking& bl) {
@@ -320,6 +379,8 @@ void generate_ukr(llvm::Module& m, const std::string& name, DType dt, const Bloc
   int es = static_cast<int>(dtype_size(dt));
   int vl = bl.vbytes / es, MR = bl.mr, NV = bl.nv, NR = NV * vl;
   auto* vt = llvm::FixedVectorType::get(t, vl);
+  const bool pairs = bl.bf16 == Bf16MatMul::Dot;
+  auto* pair_vt = llvm::FixedVectorType::get(b.getBFloatTy(), 2 * vl);  // vl pairs of bfloat16
   llvm::Type* i64 = b.getInt64Ty();
   llvm::Type* ptr = b.getPtrTy();
   auto* fty = llvm::FunctionType::get(b.getVoidTy(), {i64, ptr, ptr, ptr, i64, i64}, false);
@@ -349,11 +410,29 @@ void generate_ukr(llvm::Module& m, const std::string& name, DType dt, const Bloc
     for (llvm::Value* at : {c_ptr(i, 0), b.CreateConstGEP1_64(t, c_ptr(i, 0), NR - 1)})
       b.CreateIntrinsic(llvm::Intrinsic::prefetch, {ptr}, {at, b.getInt32(1), b.getInt32(3), b.getInt32(1)});
   }
+  if (pairs) kc = b.CreateLShr(b.CreateAdd(kc, b.getInt64(1)), 1);  // steps of a k-pair
   b.CreateBr(head4);
+  auto pair_step = [&](llvm::Value* j, std::vector<llvm::Value*>& acc) {
+    std::vector<llvm::Value*> bv(NV);
+    llvm::Value* brow = b.CreateGEP(b.getInt32Ty(), Bp, b.CreateMul(j, b.getInt64(NR)));
+    for (int v = 0; v < NV; ++v)
+      bv[v] = b.CreateAlignedLoad(pair_vt, b.CreateConstGEP1_64(b.getInt32Ty(), brow, v * vl), llvm::Align(bl.vbytes));
+    llvm::Value* arow = b.CreateGEP(b.getInt32Ty(), A, b.CreateMul(j, b.getInt64(MR)));
+    for (int i = 0; i < MR; ++i) {
+      llvm::Value* a = b.CreateLoad(b.getInt32Ty(), b.CreateConstGEP1_64(b.getInt32Ty(), arow, i));
+      llvm::Value* splat = b.CreateBitCast(b.CreateVectorSplat(vl, a), pair_vt);
+      for (int v = 0; v < NV; ++v) {
+        llvm::Value*& c = acc[i * NV + v];
+        c = b.CreateIntrinsic(llvm::Intrinsic::x86_avx512bf16_dpbf16ps_512, {}, {c, splat, bv[v]});
+      }
+    }
+  };
   auto step = [&](llvm::Value* k, std::vector<llvm::Value*>& acc) {
+    if (pairs) return pair_step(k, acc);
     std::vector<llvm::Value*> bv(NV);
     llvm::Value* brow = b.CreateGEP(t, Bp, b.CreateMul(k, b.getInt64(NR)));
-    for (int v = 0; v < NV; ++v) bv[v] = b.CreateAlignedLoad(vt, b.CreateConstGEP1_64(t, brow, v * vl), llvm::Align(bl.vbytes));
+    for (int v = 0; v < NV; ++v)
+      bv[v] = b.CreateAlignedLoad(vt, b.CreateConstGEP1_64(t, brow, v * vl), llvm::Align(bl.vbytes));
     llvm::Value* arow = b.CreateGEP(t, A, b.CreateMul(k, b.getInt64(MR)));
     for (int i = 0; i < MR; ++i) {
       llvm::Value* a = b.CreateLoad(t, b.CreateConstGEP1_64(t, arow, i));
@@ -421,6 +500,80 @@ void generate_ukr(llvm::Module& m, const std::string& name, DType dt, const Bloc
   b.CreateRetVoid();
 }
 
+// The AMX micro-kernel, same signature, float32 C of 32 x 32 as 2 x 2 tiles
+// of 16 x 16 (tmm0-3), per 32 k two A tiles (16 rows of 32 bfloat16, tmm4-5)
+// and two B tiles (16 k-pairs of 16 columns, tmm6-7), four tdpbf16ps. The
+// tile configuration is loaded on every call and released at its end, so a
+// thread holds no tile state between calls (none to save at a context
+// switch, none another library finds configured): ldtilecfg and
+// tilerelease per KC block were within noise of the micro-kernel's
+// 2150-2480 GFLOP/s on one thread (LT_MM_UKRBENCH=1). Tiles accumulate in
+// place, so C is loaded first when accumulating (kc may be any; the pad k
+// up to 32 is zero).
+void generate_amx_ukr(llvm::Module& m, const std::string& name) {
+  llvm::LLVMContext& ctx = m.getContext();
+  llvm::IRBuilder<> b(ctx);
+  llvm::Type* i64 = b.getInt64Ty();
+  llvm::Type* ptr = b.getPtrTy();
+  auto* fty = llvm::FunctionType::get(b.getVoidTy(), {i64, ptr, ptr, ptr, i64, i64}, false);
+  auto* f = llvm::Function::Create(fty, llvm::Function::ExternalLinkage, name, m);
+  f->addFnAttr(llvm::Attribute::NoUnwind);
+  llvm::Value *kc = f->getArg(0), *A = f->getArg(1), *Bp = f->getArg(2), *C = f->getArg(3), *ldc = f->getArg(4),
+              *accum = f->getArg(5);
+  // Palette 1; tiles 0-7 of 16 rows x 64 bytes.
+  std::vector<uint8_t> config(64, 0);
+  config[0] = 1;
+  for (int t = 0; t < 8; ++t) config[16 + 2 * t] = 64, config[48 + t] = 16;
+  auto* cfg =
+      new llvm::GlobalVariable(m, llvm::ArrayType::get(b.getInt8Ty(), 64), true, llvm::GlobalValue::PrivateLinkage,
+                               llvm::ConstantDataArray::get(ctx, config), name + ".tilecfg");
+  cfg->setAlignment(llvm::Align(64));
+  auto* entry = llvm::BasicBlock::Create(ctx, "entry", f);
+  auto* load_c = llvm::BasicBlock::Create(ctx, "load_c", f);
+  auto* zero_c = llvm::BasicBlock::Create(ctx, "zero_c", f);
+  auto* head = llvm::BasicBlock::Create(ctx, "head", f);
+  auto* body = llvm::BasicBlock::Create(ctx, "body", f);
+  auto* done = llvm::BasicBlock::Create(ctx, "done", f);
+  auto tile = [&](int t) { return b.getInt8(static_cast<uint8_t>(t)); };
+  b.SetInsertPoint(entry);
+  b.CreateIntrinsic(llvm::Intrinsic::x86_ldtilecfg, {}, {cfg});
+  llvm::Value* ldc_bytes = b.CreateMul(ldc, b.getInt64(4));
+  llvm::Value* c_tiles[4] = {C, b.CreateConstGEP1_64(b.getFloatTy(), C, 16),
+                             b.CreateGEP(b.getFloatTy(), C, b.CreateMul(ldc, b.getInt64(16))), nullptr};
+  c_tiles[3] = b.CreateConstGEP1_64(b.getFloatTy(), c_tiles[2], 16);
+  b.CreateCondBr(b.CreateICmpNE(accum, b.getInt64(0)), load_c, zero_c);
+  b.SetInsertPoint(load_c);
+  for (int t = 0; t < 4; ++t) b.CreateIntrinsic(llvm::Intrinsic::x86_tileloadd64, {}, {tile(t), c_tiles[t], ldc_bytes});
+  b.CreateBr(head);
+  b.SetInsertPoint(zero_c);
+  for (int t = 0; t < 4; ++t) b.CreateIntrinsic(llvm::Intrinsic::x86_tilezero, {}, {tile(t)});
+  b.CreateBr(head);
+  b.SetInsertPoint(head);
+  llvm::PHINode* step = b.CreatePHI(i64, 3, "s");
+  step->addIncoming(b.getInt64(0), load_c);
+  step->addIncoming(b.getInt64(0), zero_c);
+  llvm::Value* steps = b.CreateLShr(b.CreateAdd(kc, b.getInt64(31)), 5);
+  b.CreateCondBr(b.CreateICmpULT(step, steps), body, done);
+  b.SetInsertPoint(body);
+  llvm::Value* a = b.CreateGEP(b.getInt8Ty(), A, b.CreateMul(step, b.getInt64(2048)));    // 32 rows x 32 k
+  llvm::Value* bb = b.CreateGEP(b.getInt8Ty(), Bp, b.CreateMul(step, b.getInt64(2048)));  // 16 pairs x 32 columns
+  b.CreateIntrinsic(llvm::Intrinsic::x86_tileloadd64, {}, {tile(4), a, b.getInt64(64)});
+  b.CreateIntrinsic(llvm::Intrinsic::x86_tileloadd64, {},
+                    {tile(5), b.CreateConstGEP1_64(b.getInt8Ty(), a, 1024), b.getInt64(64)});
+  b.CreateIntrinsic(llvm::Intrinsic::x86_tileloadd64, {}, {tile(6), bb, b.getInt64(128)});
+  b.CreateIntrinsic(llvm::Intrinsic::x86_tileloadd64, {},
+                    {tile(7), b.CreateConstGEP1_64(b.getInt8Ty(), bb, 64), b.getInt64(128)});
+  for (auto [c, ta, tb] : {std::tuple{0, 4, 6}, std::tuple{1, 4, 7}, std::tuple{2, 5, 6}, std::tuple{3, 5, 7}})
+    b.CreateIntrinsic(llvm::Intrinsic::x86_tdpbf16ps, {}, {tile(c), tile(ta), tile(tb)});
+  step->addIncoming(b.CreateAdd(step, b.getInt64(1)), body);
+  b.CreateBr(head);
+  b.SetInsertPoint(done);
+  for (int t = 0; t < 4; ++t)
+    b.CreateIntrinsic(llvm::Intrinsic::x86_tilestored64, {}, {tile(t), c_tiles[t], ldc_bytes});
+  b.CreateIntrinsic(llvm::Intrinsic::x86_tilerelease, {}, {});
+  b.CreateRetVoid();
+}
+
 // ---- runtime --------------------------------------------------------------------
 
 using UkrFn = void (*)(int64_t, const void*, const void*, void*, int64_t, int64_t);
@@ -466,20 +619,23 @@ int32_t plain_output(const Kernel& k) {
 UkrFn ukr_for(DType dt, const Blocking& bl) {
   static std::mutex mu;
   static auto* fns = new absl::flat_hash_map<std::string, UkrFn>();
-  std::string name = cat("lt_mm_ukr_", detail::to_alpha(dtype_name(dt)), "_", bl.mr, "x", bl.nv, "x", bl.vbytes, "_u",
+  const char* kind = bl.bf16 == Bf16MatMul::Amx ? "_amx_" : bl.bf16 == Bf16MatMul::Dot ? "_bf16dp_" : "_";
+  std::string name = cat("lt_mm_ukr_", detail::to_alpha(dtype_name(dt)), kind, bl.mr, "x", bl.nv, "x", bl.vbytes, "_u",
                          env_int("LT_MM_UNROLL", 0));
   std::lock_guard<std::mutex> lock(mu);
   auto it = fns->find(name);
   if (it != fns->end()) return it->second;
-  auto fn = reinterpret_cast<UkrFn>(
-      compile_runtime_function(name, [&](llvm::Module& m) {
-        generate_ukr(m, name, dt, bl);
-        if (const char* dump = std::getenv("LT_MM_DUMP")) {
-          std::error_code ec;
-          llvm::raw_fd_ostream os(cat(dump, "/", name, ".ll"), ec);
-          m.print(os, nullptr);
-        }
-      }));
+  auto fn = reinterpret_cast<UkrFn>(compile_runtime_function(name, [&](llvm::Module& m) {
+    if (bl.bf16 == Bf16MatMul::Amx)
+      generate_amx_ukr(m, name);
+    else
+      generate_ukr(m, name, dt, bl);
+    if (const char* dump = std::getenv("LT_MM_DUMP")) {
+      std::error_code ec;
+      llvm::raw_fd_ostream os(cat(dump, "/", name, ".ll"), ec);
+      m.print(os, nullptr);
+    }
+  }));
   fns->emplace(name, fn);
   return fn;
 }
@@ -512,7 +668,8 @@ std::shared_ptr<const Table> table_for(const Kernel& k, KernelFn fn, const std::
   t->bl.mr = static_cast<int>(cfg & 0xff);
   t->bl.nv = static_cast<int>((cfg >> 8) & 0xff);
   t->bl.vbytes = static_cast<int>((cfg >> 16) & 0xff);
-  t->bl.kc = cfg >> 24;
+  t->bl.kc = (cfg >> 24) & 0xffffff;
+  t->bl.bf16 = static_cast<Bf16MatMul>((cfg >> 48) & 3);
   t->ukr = ukr_for(k.buffers[k.mm_acc].dtype, t->bl);
   t->d = dims_of(k, t->bl);
   MatMulChecks checks = matmul_unread_checks(k);
@@ -602,20 +759,35 @@ void parallel_ranges(int64_t n, int64_t grain, int64_t per_item, const F& body) 
 // W^T) panel by panel, k outer, so the R source rows stream side by side and the
 // panel is written in order (blocking k, or r outer, reads short bursts of each
 // row and was up to 1.5x slower from cold memory for NR = 16).
-template <typename E>
-void pack_strided(const E* src, E* dst, int64_t extent, int64_t K, int64_t R, int64_t s_panel, int64_t s_k) {
+// A bfloat16 source (bits, S = uint16_t) into float32 panels (D = uint32_t) is widened on the way.
+template <typename S, typename D>
+D widened(S x) {
+  if constexpr (std::is_same_v<S, D>)
+    return x;
+  else
+    return static_cast<D>(static_cast<uint32_t>(x) << 16);
+}
+
+template <typename S, typename D>
+void pack_strided(const S* src, D* dst, int64_t extent, int64_t K, int64_t R, int64_t s_panel, int64_t s_k) {
   const int64_t panels = (extent + R - 1) / R, full = extent / R;
-  const size_t row_bytes = static_cast<size_t>(R) * sizeof(E), tail_bytes = (extent - full * R) * sizeof(E);
+  const size_t row_bytes = static_cast<size_t>(R) * sizeof(D), tail_bytes = (extent - full * R) * sizeof(D);
   if (s_panel == 1) {
     parallel_ranges(K, 16, extent, [&](int64_t k0, int64_t k1) {
       for (int64_t k = k0; k < k1; ++k) {
-        const E* s = src + k * s_k;
-        E* d = dst + k * R;
-        if (row_bytes == 64)  // a constant size lets memcpy inline (NR of float32 and float64 on AVX2)
-          for (int64_t p = 0; p < full; ++p) std::memcpy(d + p * K * R, s + p * R, 64);
-        else
-          for (int64_t p = 0; p < full; ++p) std::memcpy(d + p * K * R, s + p * R, row_bytes);
-        if (tail_bytes) std::memcpy(d + full * K * R, s + full * R, tail_bytes);
+        const S* s = src + k * s_k;
+        D* d = dst + k * R;
+        if constexpr (!std::is_same_v<S, D>) {
+          for (int64_t p = 0; p < panels; ++p)
+            for (int64_t r = 0, rows = std::min(R, extent - p * R); r < rows; ++r)
+              d[p * K * R + r] = widened<S, D>(s[p * R + r]);
+        } else {
+          if (row_bytes == 64)  // a constant size lets memcpy inline (NR of float32 and float64 on AVX2)
+            for (int64_t p = 0; p < full; ++p) std::memcpy(d + p * K * R, s + p * R, 64);
+          else
+            for (int64_t p = 0; p < full; ++p) std::memcpy(d + p * K * R, s + p * R, row_bytes);
+          if (tail_bytes) std::memcpy(d + full * K * R, s + full * R, tail_bytes);
+        }
       }
     });
     return;
@@ -623,12 +795,94 @@ void pack_strided(const E* src, E* dst, int64_t extent, int64_t K, int64_t R, in
   parallel_ranges(panels, 1, K * R, [&](int64_t p0, int64_t p1) {
     for (int64_t p = p0; p < p1; ++p) {
       const int64_t rows = std::min(R, extent - p * R);
-      E* d = dst + p * K * R;
-      const E* s0 = src + p * R * s_panel;
+      D* d = dst + p * K * R;
+      const S* s0 = src + p * R * s_panel;
       for (int64_t k = 0; k < K; ++k, d += R)
-        for (int64_t r = 0; r < rows; ++r) d[r] = s0[r * s_panel + k * s_k];
+        for (int64_t r = 0; r < rows; ++r) d[r] = widened<S, D>(s0[r * s_panel + k * s_k]);
     }
   });
+}
+
+// pack_strided for bfloat16 k-pairs (vdpbf16ps, AMX's B tiles): panel p's
+// pair j holds, for each row r, the 32-bit word (k = 2j+1) << 16 | (k = 2j)
+// of element p*R + r; an odd K's last pair has a zero high half. A panel
+// holds Kp/2 pairs (zero_pad_k() zeroes those past K). Same loop orders as
+// pack_strided.
+void pack_pairs(const uint16_t* src, uint32_t* dst, int64_t extent, int64_t K, int64_t Kp, int64_t R, int64_t s_panel,
+                int64_t s_k) {
+  const int64_t panels = (extent + R - 1) / R, pairs = (K + 1) / 2, stride = Kp / 2 * R;
+  if (s_panel == 1) {
+    parallel_ranges(pairs, 8, 2 * extent, [&](int64_t j0, int64_t j1) {
+      for (int64_t j = j0; j < j1; ++j) {
+        const uint16_t* lo = src + 2 * j * s_k;
+        const uint16_t* hi = 2 * j + 1 < K ? lo + s_k : nullptr;
+        for (int64_t p = 0; p < panels; ++p) {
+          uint32_t* d = dst + p * stride + j * R;
+          const int64_t rows = std::min(R, extent - p * R);
+          if (hi)
+            for (int64_t r = 0; r < rows; ++r) d[r] = lo[p * R + r] | static_cast<uint32_t>(hi[p * R + r]) << 16;
+          else
+            for (int64_t r = 0; r < rows; ++r) d[r] = lo[p * R + r];
+        }
+      }
+    });
+    return;
+  }
+  parallel_ranges(panels, 1, 2 * pairs * R, [&](int64_t p0, int64_t p1) {
+    for (int64_t p = p0; p < p1; ++p) {
+      const int64_t rows = std::min(R, extent - p * R);
+      uint32_t* d = dst + p * stride;
+      const uint16_t* s0 = src + p * R * s_panel;
+      for (int64_t j = 0; j < pairs; ++j, d += R) {
+        const int64_t k = 2 * j;
+        if (k + 1 < K)
+          for (int64_t r = 0; r < rows; ++r)
+            d[r] = s0[r * s_panel + k * s_k] | static_cast<uint32_t>(s0[r * s_panel + (k + 1) * s_k]) << 16;
+        else
+          for (int64_t r = 0; r < rows; ++r) d[r] = s0[r * s_panel + k * s_k];
+      }
+    }
+  });
+}
+
+// AMX's A tiles: panel p's k block b holds R rows of 32 k, element (p*R + r,
+// k) at (p*Kp + b*32)*R + 32r + k%32; K's last block is completed by
+// zero_pad_k(). Row-major A (s_k = 1) copies 64-byte row pieces; otherwise
+// k outer, so a transposed A's rows stream.
+void pack_amx_rows(const uint16_t* src, uint16_t* dst, int64_t extent, int64_t K, int64_t Kp, int64_t R,
+                   int64_t s_panel, int64_t s_k) {
+  const int64_t panels = (extent + R - 1) / R;
+  if (s_k == 1) {
+    parallel_ranges(panels, 1, Kp * R, [&](int64_t p0, int64_t p1) {
+      for (int64_t p = p0; p < p1; ++p)
+        for (int64_t r = 0, rows = std::min(R, extent - p * R); r < rows; ++r) {
+          const uint16_t* s0 = src + (p * R + r) * s_panel;
+          uint16_t* d = dst + p * Kp * R + 32 * r;
+          int64_t k = 0;
+          for (; k + 32 <= K; k += 32) std::memcpy(d + k * R, s0 + k, 64);
+          if (k < K) std::memcpy(d + k * R, s0 + k, static_cast<size_t>(K - k) * 2);
+        }
+    });
+    return;
+  }
+  parallel_ranges(K, 32, extent, [&](int64_t k0, int64_t k1) {
+    for (int64_t k = k0; k < k1; ++k) {
+      const uint16_t* s0 = src + k * s_k;
+      uint16_t* d = dst + (k - k % 32) * R + k % 32;
+      for (int64_t p = 0; p < panels; ++p)
+        for (int64_t r = 0, rows = std::min(R, extent - p * R); r < rows; ++r)
+          d[p * Kp * R + 32 * r] = s0[(p * R + r) * s_panel];
+    }
+  });
+}
+
+// Zeroes the pad k (K <= k < Kp) of every bfloat16 panel: it multiplies the
+// other operand's pad, which must not be a NaN's partner. `w` is how many
+// consecutive k a row holds (2 in pairs, 32 in AMX's A tiles).
+void zero_pad_k(uint16_t* dst, int64_t panels, int64_t K, int64_t Kp, int64_t R, int64_t w) {
+  for (int64_t panel = 0; panel < panels; ++panel)
+    for (int64_t k = K; k < Kp; ++k)
+      for (int64_t r = 0; r < R; ++r) dst[(panel * Kp + k - k % w) * R + w * r + k % w] = 0;
 }
 
 // Packs one operand into its panels at `dst`: directly when it is a strided
@@ -639,24 +893,35 @@ void pack_operand(const Kernel& k, const Table& t, const Dims& d, bool lhs, void
   const Operand o = operand_of(k, lhs, t.bl, d);
   const MatMulView& v = *o.view;
   const bool has_checks = lhs ? t.checks_a : t.checks_b;
+  const int64_t Kp = t.bl.k_packed(d.K);
+  const bool amx_rows = lhs && t.bl.bf16 == Bf16MatMul::Amx;
   // A base that is a literal, or an index argument (a slice start; a varying literal of a shape-generic kernel).
   const KOpCode base_code = v.valid() ? k.ops[v.base].code : KOpCode::Coord;
   if (!has_checks && (base_code == KOpCode::Const || base_code == KOpCode::Param) && o.batch == 1) {
     const char* src = static_cast<const char*>(buffers[v.buffer]);
     const int64_t base = base_code == KOpCode::Const ? k.ops[v.base].imm : scalars[k.ops[v.base].imm];
-    if (dtype_size(k.buffers[k.mm_acc].dtype) == 4)
+    const uint16_t* src16 = reinterpret_cast<const uint16_t*>(src) + base;
+    if (amx_rows)
+      pack_amx_rows(src16, reinterpret_cast<uint16_t*>(dst), o.extent, d.K, Kp, o.R, o.s_panel, o.s_k);
+    else if (t.bl.packs_bf16())
+      pack_pairs(src16, reinterpret_cast<uint32_t*>(dst), o.extent, d.K, Kp, o.R, o.s_panel, o.s_k);
+    else if (k.buffers[v.buffer].dtype == DType::BFloat16)  // widened to the float32 product's panels
+      pack_strided(reinterpret_cast<const uint16_t*>(src) + base, reinterpret_cast<uint32_t*>(dst), o.extent, d.K, o.R,
+                   o.s_panel, o.s_k);
+    else if (dtype_size(k.buffers[k.mm_acc].dtype) == 4)
       pack_strided(reinterpret_cast<const uint32_t*>(src) + base, reinterpret_cast<uint32_t*>(dst), o.extent, d.K,
                    o.R, o.s_panel, o.s_k);
     else
       pack_strided(reinterpret_cast<const uint64_t*>(src) + base, reinterpret_cast<uint64_t*>(dst), o.extent, d.K,
                    o.R, o.s_panel, o.s_k);
-    return;
+  } else {
+    std::vector<void*> bufs(buffers, buffers + k.buffers.size());
+    bufs.push_back(dst);
+    KernelArgs args{bufs.data(), scalars, err};
+    const SubFn& fn = lhs ? t.pack_a : t.pack_b;
+    parallel_ranges(o.batch * o.extent * d.K, 1 << 13, 1, [&](int64_t i0, int64_t i1) { fn(&args, i0, i1); });
   }
-  std::vector<void*> bufs(buffers, buffers + k.buffers.size());
-  bufs.push_back(dst);
-  KernelArgs args{bufs.data(), scalars, err};
-  const SubFn& fn = lhs ? t.pack_a : t.pack_b;
-  parallel_ranges(o.batch * o.extent * d.K, 1 << 13, 1, [&](int64_t i0, int64_t i1) { fn(&args, i0, i1); });
+  if (Kp > d.K) zero_pad_k(reinterpret_cast<uint16_t*>(dst), o.batch * o.panels, d.K, Kp, o.R, amx_rows ? 32 : 2);
 }
 
 // The block (a multiple of R) that covers `extent` in as many blocks as `block`
@@ -674,7 +939,7 @@ void generate_matmul_kernel(const Kernel& k, llvm::Module& m, const std::string&
   // ops::matmul widens these (ir/builder_nn.cpp); a MatMul node of them from elsewhere is refused.
   if (is_low_precision_float(dt) || is_narrow_int(dt))
     fail(ErrorKind::NotImplemented, "cpu matmul: no kernel for ", dtype_name(dt), " operands (matmul widens them to f32/i64 first)");
-  Blocking bl = blocking_for(dt);
+  Blocking bl = blocking_for(dt, bf16_operands(k) ? bf16_matmul() : Bf16MatMul::Widen);
   Dims d = dims_of(k, bl);
   if (!packs_directly(k, true)) generate_kernel(pack_kernel(k, true, bl, d), m, symbol + ".pack_a");
   if (!packs_directly(k, false)) generate_kernel(pack_kernel(k, false, bl, d), m, symbol + ".pack_b");
@@ -685,7 +950,8 @@ void generate_matmul_kernel(const Kernel& k, llvm::Module& m, const std::string&
                                      symbol + ".cfg", m);
   b.SetInsertPoint(llvm::BasicBlock::Create(ctx, "entry", cfg));
   b.CreateRet(b.getInt64(static_cast<uint64_t>(bl.mr) | (static_cast<uint64_t>(bl.nv) << 8) |
-                         (static_cast<uint64_t>(bl.vbytes) << 16) | (static_cast<uint64_t>(bl.kc) << 24)));
+                         (static_cast<uint64_t>(bl.vbytes) << 16) | (static_cast<uint64_t>(bl.kc & 0xffffff) << 24) |
+                         (static_cast<uint64_t>(bl.bf16) << 48)));
   llvm::Type* ptr = b.getPtrTy();
   llvm::Type* i64 = b.getInt64Ty();
   auto* entry = llvm::Function::Create(llvm::FunctionType::get(b.getInt32Ty(), {ptr, i64, i64}, false),
@@ -702,7 +968,7 @@ namespace {
 Table interpreted_table(const Kernel& k) {
   Table t;
   DType dt = k.buffers[k.mm_acc].dtype;
-  t.bl = blocking_for(dt);
+  t.bl = blocking_for(dt, bf16_operands(k) ? bf16_matmul() : Bf16MatMul::Widen);  // as generate_matmul_kernel
   t.ukr = ukr_for(dt, t.bl);
   t.d = dims_of(k, t.bl);
   MatMulChecks checks = matmul_unread_checks(k);
@@ -720,7 +986,7 @@ bool matmul_interpretable(const Kernel& k) {
   if (k.kind != KernelKind::MatMul || k.mm_acc < 0) return false;
   DType dt = k.buffers[k.mm_acc].dtype;
   if (dt != DType::Float32 && dt != DType::Float64 && dt != DType::Int32 && dt != DType::Int64) return false;
-  Blocking bl = blocking_for(dt);
+  Blocking bl = blocking_for(dt, bf16_operands(k) ? bf16_matmul() : Bf16MatMul::Widen);
   Dims d = dims_of(k, bl);
   if (!packs_directly(k, true) && !kernel_interpretable(pack_kernel(k, true, bl, d))) return false;
   if (!packs_directly(k, false) && !kernel_interpretable(pack_kernel(k, false, bl, d))) return false;
@@ -772,11 +1038,12 @@ void drive(const Kernel& k, const Table& table, bool interpreted, void* const* b
   DType dt = k.buffers[k.mm_acc].dtype;
   const int64_t es = static_cast<int64_t>(dtype_size(dt));
   const int64_t MR = t.bl.mr, NR = t.bl.nr(dt), KC = std::max<int64_t>(t.bl.kc, 1);
+  const int64_t Kp = t.bl.k_packed(d.K), pes = t.bl.packed_bytes(dt);  // packed panels: k extent, element bytes
   const size_t nb = k.buffers.size();
-  const int64_t a_elems = d.batch_a * d.P * d.K * MR, b_elems = d.batch_b * d.Q * d.K * NR;
-  ScratchLease lease(static_cast<size_t>((a_elems + b_elems) * es + 128));
+  const int64_t a_elems = d.batch_a * d.P * Kp * MR, b_elems = d.batch_b * d.Q * Kp * NR;
+  ScratchLease lease(static_cast<size_t>((a_elems + b_elems) * pes + 128));
   char* Ap = lease.p;
-  char* Bp = lease.p + ((a_elems * es + 63) & ~int64_t{63});
+  char* Bp = lease.p + ((a_elems * pes + 63) & ~int64_t{63});
   static const bool profile = env_int("LT_MM_PROFILE", 0) != 0;
   auto now = [] { return std::chrono::steady_clock::now(); };
   auto t_start = now();
@@ -805,8 +1072,12 @@ void drive(const Kernel& k, const Table& table, bool interpreted, void* const* b
 
   // Output tiles MC x NC: enough of them to keep every thread busy.
   int threads = tbb::this_task_arena::max_concurrency();
-  int64_t mc = MR * std::max<int64_t>(1, env_int("LT_MM_MCP", MR >= 12 ? 8 : 24));
-  int64_t nc = NR * std::max<int64_t>(1, env_int("LT_MM_NCP", NR >= 32 ? 8 : 16));
+  // AMX: tall tiles (16 x 2 micro-tiles of 32 x 32), so each A micro-panel is
+  // loaded from L2 for 2 B panels instead of 8 (tile loads from L2 bound the
+  // AMX kernel; 1024: 0.9 against 1.1-1.9 ms tile phase, LT_MM_PROFILE).
+  const bool amx = t.bl.bf16 == Bf16MatMul::Amx;
+  int64_t mc = MR * std::max<int64_t>(1, env_int("LT_MM_MCP", amx ? 16 : MR >= 12 ? 8 : 24));
+  int64_t nc = NR * std::max<int64_t>(1, env_int("LT_MM_NCP", amx ? 2 : NR >= 32 ? 8 : 16));
   auto tiles = [&] { return d.B * ((d.M + mc - 1) / mc) * ((d.N + nc - 1) / nc); };
   while (tiles() < 4 * threads && nc > NR) nc -= NR;
   while (tiles() < 4 * threads && mc > MR) mc -= MR;
@@ -830,15 +1101,15 @@ void drive(const Kernel& k, const Table& table, bool interpreted, void* const* b
       int64_t bt = ti / (tm * tn), rest = ti % (tm * tn), it = rest / tn, jt = rest % tn;
       int64_t m0 = it * mc, m1 = std::min(d.M, m0 + mc), n0 = jt * nc, n1 = std::min(d.N, n0 + nc);
       int64_t p0 = m0 / MR, p1 = (m1 + MR - 1) / MR, q0 = n0 / NR, q1 = (n1 + NR - 1) / NR;
-      const char* Ab = Ap + (bt % d.batch_a) * d.P * d.K * MR * es;
-      const char* Bb = Bp + (bt % d.batch_b) * d.Q * d.K * NR * es;
+      const char* Ab = Ap + (bt % d.batch_a) * d.P * Kp * MR * pes;
+      const char* Bb = Bp + (bt % d.batch_b) * d.Q * Kp * NR * pes;
       if (d.K == 0) std::memset(tile, 0, static_cast<size_t>((p1 - p0) * MR * ldt * es));
       for (int64_t k0 = 0; k0 < d.K; k0 += KC) {
         int64_t kc = std::min(KC, d.K - k0);
         for (int64_t q = q0; q < q1; ++q) {
-          const char* bpan = Bb + (q * d.K + k0) * NR * es;
+          const char* bpan = Bb + (q * Kp + k0) * NR * pes;
           for (int64_t p = p0; p < p1; ++p) {
-            const char* apan = Ab + (p * d.K + k0) * MR * es;
+            const char* apan = Ab + (p * Kp + k0) * MR * pes;
             if (direct && p < P_full && q < Q_full)
               t.ukr(kc, apan, bpan, out + ((bt * d.M + p * MR) * d.N + q * NR) * es, d.N, k0 > 0);
             else

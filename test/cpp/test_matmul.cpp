@@ -211,3 +211,83 @@ BOOST_AUTO_TEST_CASE(operand_index_checks_raise) {
   bad_hi[7] = -1;
   BOOST_CHECK(raises({ops::matmul(u, ops::gather(h, 0, pending(idx({4, 3}, bad_hi))))}));
 }
+
+// bfloat16 products (docs/matmul.md "bfloat16"): float32 accumulation of
+// exact bfloat16 products (AMX tiles, vdpbf16ps or operands widened while
+// they are packed: ctest runs this suite with each, LT_MM_BF16), one
+// rounding at the store. The summation order differs from the reference's
+// (double), so the float32 sum is within 4 sqrt(K) u bound^2 K of it, and the
+// rounding may then land one bfloat16 ulp (2^-8 |p|) either side; each
+// further rounded primitive of an epilogue adds one ulp of the largest value
+// it sees. `pmax` is max |product| (the reference's).
+namespace {
+size_t check_bf16(const std::vector<NodePtr>& roots, int64_t K, double bound, double pmax, int roundings = 1) {
+  CapturedTrace ct = capture_trace(roots);
+  const double u = std::ldexp(1.0, -24);
+  const double atol = 4 * std::sqrt(static_cast<double>(std::max<int64_t>(K, 1))) * u * bound * bound * K +
+                      roundings * std::ldexp(pmax, -7) + 1e-30;
+  check_outputs(evaluate_reference(ct.trace), run_cpu(ct.trace), [&](DType) { return Tolerance{atol, 0, 0}; });
+  return cpu_plan_for(ct.trace, RunOptions{})->kernels.size();
+}
+NodePtr bf16_input(Shape shape, uint32_t seed) { return random_input(DType::BFloat16, shape, -2, 2, seed); }
+}  // namespace
+
+BOOST_AUTO_TEST_CASE(bfloat16_products_accumulate_in_float32) {
+  struct S {
+    int64_t m, k, n;
+  };
+  // K = 1 and odd K (a zero pad k), tails of M and N, several k blocks.
+  const S sizes[] = {{1, 1, 1},    {7, 1, 5},  {13, 17, 33},  {14, 32, 32},
+                     {15, 31, 65}, {29, 2, 3}, {31, 513, 97}, {100, 256, 70}};
+  uint32_t seed = 100;
+  for (S s : sizes) {
+    BOOST_TEST_CONTEXT(s.m << "x" << s.k << "x" << s.n) {
+      NodePtr a = bf16_input({s.m, s.k}, seed++), b = bf16_input({s.k, s.n}, seed++);
+      NodePtr p = ops::matmul(a, b);
+      BOOST_CHECK(p->dtype == DType::BFloat16);
+      // One kernel: the operands are packed from their bfloat16 values, not widened by a kernel of their own.
+      BOOST_CHECK_EQUAL(check_bf16({p}, s.k, 2, amax(p)), 1u);
+    }
+  }
+}
+
+BOOST_AUTO_TEST_CASE(bfloat16_products_of_strided_operands_and_batches) {
+  NodePtr at = bf16_input({71, 33}, 1), bt = bf16_input({18, 71}, 2);
+  NodePtr a = ops::transpose(at, 0, 1), b = ops::transpose(bt, 0, 1);  // [33, 71] and [71, 18]
+  BOOST_CHECK_EQUAL(check_bf16({ops::matmul(a, b)}, 71, 2, amax(ops::matmul(a, b))), 1u);
+  NodePtr big = bf16_input({40, 90}, 3);
+  NodePtr s1 = ops::slice(big, 1, 3, 40, 1),
+          s2 = ops::slice(ops::slice(big, 0, 1, 38, 1), 1, 0, 90, 2);  // [40, 37] x [37, 45]
+  check_bf16({ops::matmul(s1, s2)}, 37, 2, amax(ops::matmul(s1, s2)));
+  NodePtr x = bf16_input({3, 2, 20, 31}, 4), y = bf16_input({3, 2, 31, 18}, 5), w = bf16_input({31, 18}, 6);
+  check_bf16({ops::matmul(x, y)}, 31, 2, amax(ops::matmul(x, y)));
+  check_bf16({ops::matmul(x, w)}, 31, 2, amax(ops::matmul(x, w)));  // batch folded into M
+  check_bf16({ops::matmul(ops::transpose(x, 2, 3), x)}, 20, 2, amax(ops::matmul(ops::transpose(x, 2, 3), x)));
+}
+
+BOOST_AUTO_TEST_CASE(bfloat16_linear_runs_bias_and_relu_as_its_epilogue) {
+  NodePtr x = bf16_input({67, 91}, 7), w = bf16_input({45, 91}, 8), bias = bf16_input({45}, 9);
+  NodePtr y = ops::linear(x, w, bias);  // the weight read transposed in place
+  const double pmax = amax(ops::matmul(x, ops::transpose(w, 0, 1)));
+  BOOST_CHECK_EQUAL(check_bf16({ops::relu(y)}, 91, 2, pmax + 2, 2), 1u);
+  NodePtr x3 = bf16_input({3, 11, 91}, 10);
+  BOOST_CHECK_EQUAL(
+      check_bf16({ops::relu(ops::linear(x3, w, bias))}, 91, 2, amax(ops::matmul(x3, ops::transpose(w, 0, 1))) + 2, 2),
+      1u);
+}
+
+// vdpbf16ps and AMX's tdpbf16ps treat a bfloat16 subnormal operand as zero
+// (measured; torch 1.13's oneDNN product on this CPU does the same from 64 x 64
+// up): 1e-39 * 2^100 is 0 there, 1.28e-9 when the operands are widened and in
+// the reference (docs/matmul.md "bfloat16").
+BOOST_AUTO_TEST_CASE(bfloat16_subnormal_operands_flush_only_on_the_bfloat16_paths) {
+  NodePtr a = make_input(buffer_of(DType::BFloat16, {1e-39, 1.0}), Shape{1, 2});
+  NodePtr b = make_input(buffer_of(DType::BFloat16, {std::ldexp(1.0, 100), 0.0}), Shape{2, 1});
+  CapturedTrace ct = capture_trace({ops::matmul(a, b)});
+  const double got = values(run_cpu(ct.trace)[0])[0], want = values(evaluate_reference(ct.trace)[0])[0];
+  BOOST_TEST(want > 1.2e-9);
+  if (cpu::bf16_matmul() == cpu::Bf16MatMul::Widen)
+    BOOST_TEST(got == want);
+  else
+    BOOST_TEST(got == 0.0);
+}

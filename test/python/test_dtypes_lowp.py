@@ -346,6 +346,65 @@ def test_matmul(name):
     check(la @ lb, want, ulps=1.01, atol=1e-3)
 
 
+# bfloat16 products against torch's bfloat16 matmul, which on an AVX-512 BF16 CPU (oneDNN) accumulates in
+# float32 and rounds once, as lazytensor does (docs/matmul.md "bfloat16"): the two float32 sums differ in
+# order only, so the results are within one bfloat16 ulp, plus the float32 sums' difference where they cancel.
+BF16_SHAPES = [((1, 1), (1, 1)), ((7, 1), (1, 5)), ((13, 17), (17, 33)), ((33, 71), (71, 17)),
+               ((100, 513), (513, 97)), ((3, 20, 31), (3, 31, 18)), ((3, 20, 31), (31, 18))]
+
+
+def _bf16_product_tolerance(k, bound=2.0):
+    return 4 * math.sqrt(k) * 2.0 ** -24 * bound * bound * k
+
+
+def _bf16_pair(shape, seed):
+    return pair(np.random.default_rng(seed).uniform(-2, 2, shape).astype(np.float32), "bfloat16")
+
+
+@pytest.mark.parametrize("sa,sb", BF16_SHAPES)
+def test_bfloat16_matmul_accumulates_in_float32_like_torch(sa, sb):
+    (la, ta), (lb, tb) = _bf16_pair(sa, 1), _bf16_pair(sb, 2)
+    check(la @ lb, torch.matmul(ta, tb), ulps=1.01, atol=_bf16_product_tolerance(sa[-1]))
+
+
+def test_bfloat16_matmul_of_transposed_operands_like_torch():
+    (la, ta), (lb, tb) = _bf16_pair((71, 33), 3), _bf16_pair((18, 71), 4)
+    check(la.t() @ lb.t(), torch.matmul(ta.t(), tb.t()), ulps=1.01, atol=_bf16_product_tolerance(71))
+
+
+def test_bfloat16_linear_with_bias_and_relu_like_torch():
+    (lx, tx), (lw, tw), (lb, tb) = _bf16_pair((3, 11, 91), 5), _bf16_pair((45, 91), 6), _bf16_pair((45,), 7)
+    got = lt.relu(lt.nn.functional.linear(lx, lw, lb))
+    # torch's linear of bfloat16 adds the bias inside the product (one rounding): ours rounds the product and the
+    # sum, so one more bfloat16 ulp of the product's magnitude.
+    want = torch.relu(torch.nn.functional.linear(tx, tw, tb))
+    check(got, want, ulps=1.01, atol=2 * ULP["bfloat16"] * float(torch.matmul(tx, tw.t()).abs().max()))
+
+
+_MODES_SCRIPT = """
+import sys, numpy as np, lazytensor as lt
+rng = np.random.default_rng(8)
+a, b = rng.uniform(-2, 2, (45, 257)).astype(np.float32), rng.uniform(-2, 2, (257, 70)).astype(np.float32)
+c = lt.from_numpy(a).bfloat16() @ lt.from_numpy(b).bfloat16()
+np.save(sys.argv[1], c.float().numpy())
+"""
+
+
+@pytest.mark.parametrize("mode", ["amx", "dp", "0"])
+def test_bfloat16_matmul_paths_agree_with_torch(mode, tmp_path):
+    """Each bfloat16 path (LT_MM_BF16: AMX tiles, vdpbf16ps, widened operands; a host without one falls back)."""
+    import os
+    import subprocess
+    import sys
+    out = tmp_path / "c.npy"
+    env = dict(os.environ, LT_MM_BF16=mode)
+    subprocess.run([sys.executable, "-c", _MODES_SCRIPT, str(out)], env=env, check=True)
+    rng = np.random.default_rng(8)
+    a, b = rng.uniform(-2, 2, (45, 257)).astype(np.float32), rng.uniform(-2, 2, (257, 70)).astype(np.float32)
+    want = torch.matmul(torch.from_numpy(a).bfloat16(), torch.from_numpy(b).bfloat16()).double().numpy()
+    np.testing.assert_allclose(np.load(out), want, rtol=1.01 * ULP["bfloat16"], atol=_bf16_product_tolerance(257))
+
+
 def test_int8_matmul_wraps():
     a = np.full((2, 40), 100)
     b = np.full((40, 3), 100)
