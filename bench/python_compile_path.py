@@ -12,7 +12,8 @@ end to end (capture, scheduling, compiling, running, the final `.item()`) and
 a second, steady-state call of the same program. Printed per row: the
 lazytensor first and second call, torch eager's, the ratio of the first calls
 (lazytensor / torch) and the kernels lazytensor compiled in each call
-(debug.counters()['kernels_compiled']). A row that raises prints the
+(debug.counters() 'kernels_compiled' plus 'kernels_tiered_up': a kernel that
+started in the interpreter tier is compiled in a later call). A row that raises prints the
 exception and the table goes on; one that runs past --timeout (120 s) prints
 "timeout". Torch runs as-is (all threads), with Debian's OpenBLAS on the
 library path as bench/python_mlp_step.py does.
@@ -233,7 +234,7 @@ def child(lib, row):
 
     if lib == "lazytensor":
         import lazytensor as torch
-        kernels = lambda: torch.debug.counters().get("kernels_compiled", 0)
+        kernels = lambda: sum(torch.debug.counters().get(c, 0) for c in ("kernels_compiled", "kernels_tiered_up"))
     else:
         import torch
         kernels = lambda: 0
