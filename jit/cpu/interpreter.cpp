@@ -61,23 +61,9 @@ union Lanes {
   uint8_t b[kBlock];  // 0 or 1
 };
 
-using MathFn32 = float (*)(float);
-using MathFn64 = double (*)(double);
-
-bool transcendental(Op op) {
-  switch (op) {
-    case Op::Exp:
-    case Op::Log:
-    case Op::Log1p:
-    case Op::Expm1:
-    case Op::Tanh:
-    case Op::Erf:
-    case Op::Sin:
-    case Op::Cos:
-    case Op::Sigmoid: return true;
-    default: return false;
-  }
-}
+/// Ops that call a math function: the registry's transcendentals, and
+/// Sigmoid (1 / (1 + exp(-x)) over the exp function, as codegen.cpp).
+bool transcendental(Op op) { return is_transcendental(op) || op == Op::Sigmoid; }
 
 /// The scalar entry of a loaded math function, looked up once per process.
 void* math_entry(Op op, bool f64) {
