@@ -530,7 +530,11 @@ BufferPtr Evaluator::eval_scatter_add() {
                           error_on_data(bad_index_kind(n), "scatter_add index ", i, " is out of bounds for dim ", axis,
                                 " with size ", size);
                         C& slot = acc[o[2] + i * axis_stride];
-                        if constexpr (std::is_same_v<C, double>)
+                        if constexpr (kLowpFloat<S>)
+                          // As torch's CPU kernel: each add in float, rounded into the narrow
+                          // type (so a term float16 cannot hold next to the running sum is lost).
+                          slot = static_cast<C>(static_cast<float>(S(static_cast<float>(slot) + static_cast<float>(s[o[1]]))));
+                        else if constexpr (std::is_same_v<C, double>)
                           slot += static_cast<C>(s[o[1]]);
                         else
                           slot = wrap_add(slot, static_cast<C>(s[o[1]]));
