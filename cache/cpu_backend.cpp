@@ -152,6 +152,18 @@ std::atomic<bool>& interpreter_flag() {
   return on;
 }
 
+/// Interpreted kernels are compiled on the background worker unless
+/// LT_INTERPRET_BACKGROUND=0: a quick compile is a few milliseconds, and the
+/// interpreted code keeps running meanwhile. (Quick-to-full promotions stay
+/// synchronous unless LT_TIER_BACKGROUND=1; see promote_in_background.)
+bool tier_up_in_background() {
+  static const bool on = [] {
+    const char* e = std::getenv("LT_INTERPRET_BACKGROUND");
+    return !(e && std::strcmp(e, "0") == 0) || promote_in_background();
+  }();
+  return on;
+}
+
 /// Interpreted kernels compiled at the end of one sync, at most (launch()).
 constexpr size_t kTierUpsPerSync = 8;
 /// An interpreted kernel launched this often is compiled whatever its time:
@@ -858,7 +870,7 @@ std::vector<BufferPtr> CpuBackend::launch(const std::shared_ptr<const Executable
     for (size_t d = 0; d < exe.fetch_ms.size(); ++d) compile_ms += exe.fetch_ms[d], compiled += exe.fetch_counts[d];
   }
   for (size_t ki : tier_up_now) {
-    if (promote_in_background())
+    if (tier_up_in_background())
       run_in_background([this, held, ki] { tier_up(*held, ki); });
     else
       tier_up(exe, ki);
