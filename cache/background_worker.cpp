@@ -90,9 +90,13 @@ void run_in_background(std::function<void()> job) {
     std::lock_guard<std::mutex> lock(w.mu);
     if (w.stopping) return;
     w.jobs.push_back(std::move(job));
+    // Registered again with every job: exit runs the handlers registered last
+    // first, and the worker must be stopped before the destructors of the
+    // function-local statics constructed since (LLVM's code generator makes
+    // some on first use) run under a compile still going on here.
+    std::atexit(stop_at_exit);
     if (!w.started) {
       static const bool hooks = [] {
-        std::atexit(stop_at_exit);
         pthread_atfork(before_fork, after_fork_in_parent, after_fork_in_child);
         return true;
       }();

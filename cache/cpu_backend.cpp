@@ -152,6 +152,9 @@ std::atomic<bool>& interpreter_flag() {
   return on;
 }
 
+/// Set on the background worker's thread (its jobs: promotions, tier-ups).
+thread_local bool t_background_job = false;
+
 /// Interpreted kernels are compiled on the background worker unless
 /// LT_INTERPRET_BACKGROUND=0: a quick compile is a few milliseconds, and the
 /// interpreted code keeps running meanwhile. (Quick-to-full promotions stay
@@ -445,6 +448,7 @@ class CpuBackend final : public Backend {
   /// weakly by this map and strongly by the executables' promotions.
   absl::flat_hash_map<Hash128, std::weak_ptr<Interpreted>> interpreted_;
   std::atomic<int64_t> syncs_{0};  // launch() calls, numbering the syncs for Interpreted::first_sync
+  std::atomic<bool> compiled_here_{false};  // some kernel was compiled off the background worker
   /// The shared interpreter state of `k` (made on first use).
   std::shared_ptr<Interpreted> interpreted_state(const Kernel& k);
 };
@@ -489,6 +493,7 @@ cpu::KernelEntry CpuBackend::kernel(const Kernel& k, double* compile_ms, int* co
   try {
     maybe_inject_compile_fault(k);
     obj = cpu::compile_kernel_object(k, &times, tier);
+    if (!t_background_job) compiled_here_.store(true);
   } catch (const std::exception& e) {
     std::string dumped = dump_failed_kernel(k, e.what());
     fail(ErrorKind::Runtime, "cpu jit: failed to compile kernel ", k.name, " (", hash_hex(k.hash()), "): ", e.what(),
@@ -870,14 +875,23 @@ std::vector<BufferPtr> CpuBackend::launch(const std::shared_ptr<const Executable
     for (size_t d = 0; d < exe.fetch_ms.size(); ++d) compile_ms += exe.fetch_ms[d], compiled += exe.fetch_counts[d];
   }
   for (size_t ki : tier_up_now) {
-    if (tier_up_in_background())
-      run_in_background([this, held, ki] { tier_up(*held, ki); });
+    // Not before this process has compiled on its own threads: the code
+    // generator's statics are then made here, before the background worker's
+    // exit hook (background_worker.cpp), and not under a compile at exit.
+    if (tier_up_in_background() && compiled_here_.load())
+      run_in_background([this, held, ki] {
+        t_background_job = true;
+        tier_up(*held, ki);
+      });
     else
       tier_up(exe, ki);
   }
   for (size_t ki : promote_now) {
     if (promote_in_background())
-      run_in_background([this, held, ki] { promote(*held, ki); });  // holds the executable until it has run
+      run_in_background([this, held, ki] {  // holds the executable until it has run
+        t_background_job = true;
+        promote(*held, ki);
+      });
     else
       promote(exe, ki);
   }
