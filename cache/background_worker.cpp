@@ -41,6 +41,9 @@ struct Worker {
   }
 };
 
+/// Jobs whose queuing registers the exit hook again (run_in_background).
+constexpr int kExitHookJobs = 256;
+
 // Never destroyed (jobs may be queued during exit); replaced in a forked child.
 Worker* g_worker = new Worker();
 Worker& worker() { return *g_worker; }
@@ -90,11 +93,14 @@ void run_in_background(std::function<void()> job) {
     std::lock_guard<std::mutex> lock(w.mu);
     if (w.stopping) return;
     w.jobs.push_back(std::move(job));
-    // Registered again with every job: exit runs the handlers registered last
-    // first, and the worker must be stopped before the destructors of the
-    // function-local statics constructed since (LLVM's code generator makes
-    // some on first use) run under a compile still going on here.
-    std::atexit(stop_at_exit);
+    // Registered again with each of the first jobs: exit runs the handlers
+    // registered last first, and the worker must be stopped before the
+    // destructors of the function-local statics constructed since (LLVM's
+    // code generator makes some on first use) run under a compile still going
+    // on here. After kExitHookJobs jobs the code generator has made its
+    // statics; the bound keeps a long-running process's exit list finite.
+    static int hooked = 0;
+    if (hooked < kExitHookJobs && std::atexit(stop_at_exit) == 0) ++hooked;
     if (!w.started) {
       static const bool hooks = [] {
         pthread_atfork(before_fork, after_fork_in_parent, after_fork_in_child);
