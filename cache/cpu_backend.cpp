@@ -93,13 +93,24 @@ Hash128 kernel_key(const Kernel& k, cpu::Tier tier = cpu::Tier::Full) {
   return h.finish();
 }
 
+/// Whether environment variable `name` is set to exactly `value`.
+bool env_is(const char* name, const char* value) {
+  const char* e = std::getenv(name);
+  return e && std::strcmp(e, value) == 0;
+}
+
+/// Environment variable `name` in milliseconds (`default_ms` when unset or
+/// empty, at least 0), as nanoseconds.
+int64_t env_ms_as_ns(const char* name, double default_ms) {
+  const char* e = std::getenv(name);
+  double ms = e && *e ? std::atof(e) : default_ms;
+  return static_cast<int64_t>(std::max(0.0, ms) * 1e6);
+}
+
 /// Shape-generic kernels (scheduler/generic.h): on unless LT_GENERIC_KERNELS=0
 /// or cpu_set_generic_kernels(false).
 std::atomic<bool>& generic_kernels_flag() {
-  static std::atomic<bool> on{[] {
-    const char* e = std::getenv("LT_GENERIC_KERNELS");
-    return !(e && std::strcmp(e, "0") == 0);
-  }()};
+  static std::atomic<bool> on{!env_is("LT_GENERIC_KERNELS", "0")};
   return on;
 }
 bool generic_kernels_enabled() { return generic_kernels_flag().load(std::memory_order_relaxed); }
@@ -114,41 +125,29 @@ bool generic_kernels_enabled() { return generic_kernels_flag().load(std::memory_
 /// project's 2-vCPU hosts the background compile takes a core from the
 /// kernels and made a GPT training loop slower (docs/cpu-jit.md, "Tiers").
 bool tiering_enabled() {
-  static const bool on = [] {
-    const char* e = std::getenv("LT_TIERED");
-    return !(e && std::strcmp(e, "0") == 0);
-  }();
+  static const bool on = !env_is("LT_TIERED", "0");
   return on;
 }
 
 bool promote_in_background() {
-  static const bool on = [] {
-    const char* e = std::getenv("LT_TIER_BACKGROUND");
-    return e && std::strcmp(e, "1") == 0;
-  }();
+  static const bool on = env_is("LT_TIER_BACKGROUND", "1");
   return on;
 }
 
 int64_t tier_up_ns() {
-  static const int64_t ns = [] {
-    const char* e = std::getenv("LT_TIER_UP_MS");
-    double ms = e && *e ? std::atof(e) : 30.0;
-    return static_cast<int64_t>(std::max(0.0, ms) * 1e6);
-  }();
+  static const int64_t ns = env_ms_as_ns("LT_TIER_UP_MS", 30.0);
   return ns;
 }
 
 /// The interpreter tier (jit/cpu/interpreter.h): a kernel it can run, whose
 /// one interpreted launch should take less than LT_INTERPRET_UP_MS
-/// (interpreted_cost_ns), and that no cache holds compiled runs there first, and is compiled at the
-/// quick tier once its interpreted launches have taken LT_INTERPRET_UP_MS
-/// (default 2: about what its quick compile costs) in all. LT_INTERPRETER=0
-/// compiles every kernel before its first launch.
+/// (interpreted_cost_ns), and that no cache holds compiled, runs there first;
+/// it is compiled at the quick tier once its interpreted launches have taken
+/// LT_INTERPRET_UP_MS (default 2: about what its quick compile costs) in all,
+/// or after kInterpretLaunches launches. LT_INTERPRETER=0 compiles every
+/// kernel before its first launch.
 std::atomic<bool>& interpreter_flag() {
-  static std::atomic<bool> on{[] {
-    const char* e = std::getenv("LT_INTERPRETER");
-    return !(e && std::strcmp(e, "0") == 0);
-  }()};
+  static std::atomic<bool> on{!env_is("LT_INTERPRETER", "0")};
   return on;
 }
 
@@ -160,10 +159,7 @@ thread_local bool t_background_job = false;
 /// interpreted code keeps running meanwhile. (Quick-to-full promotions stay
 /// synchronous unless LT_TIER_BACKGROUND=1; see promote_in_background.)
 bool tier_up_in_background() {
-  static const bool on = [] {
-    const char* e = std::getenv("LT_INTERPRET_BACKGROUND");
-    return !(e && std::strcmp(e, "0") == 0) || promote_in_background();
-  }();
+  static const bool on = !env_is("LT_INTERPRET_BACKGROUND", "0") || promote_in_background();
   return on;
 }
 
@@ -174,22 +170,15 @@ constexpr size_t kTierUpsPerSync = 8;
 constexpr int64_t kInterpretLaunches = 4;
 
 int64_t interpret_up_ns() {
-  static const int64_t ns = [] {
-    const char* e = std::getenv("LT_INTERPRET_UP_MS");
-    double ms = e && *e ? std::atof(e) : 2.0;
-    return static_cast<int64_t>(std::max(0.0, ms) * 1e6);
-  }();
+  static const int64_t ns = env_ms_as_ns("LT_INTERPRET_UP_MS", 2.0);
   return ns;
 }
 
-/// LT_INTERPRET_CHECK=1 (tests, lt-fuzz --interpret): every interpreted
+/// LT_INTERPRET_CHECK=1 (tests, lt-fuzz --interpret-check): every interpreted
 /// launch also runs the kernel's compiled code on the same inputs and fails
 /// unless both wrote the same bits (NaNs compare equal whatever their payload).
 bool interpret_check() {
-  static const bool on = [] {
-    const char* e = std::getenv("LT_INTERPRET_CHECK");
-    return e && std::strcmp(e, "1") == 0;
-  }();
+  static const bool on = env_is("LT_INTERPRET_CHECK", "1");
   return on;
 }
 
