@@ -131,9 +131,10 @@ class Codegen {
   };
   Loop begin_loop(Value* start, Value* end, const char* name, int64_t step = 1);
   // interleave > 0 forces that interleave count; < 0 keeps the loop scalar.
-  // fold_tail: the vectoriser runs the remainder as a masked vector
-  // iteration instead of a scalar loop (row loops, see fold_row_tail).
-  void end_loop(Loop& l, int interleave = 0, bool fold_tail = false);
+  // fold_tail > 0: the vectoriser runs the remainder as a masked vector
+  // iteration instead of a scalar loop (row loops, see fold_row_tail); < 0:
+  // it may not (a loop shorter than a vector then stays scalar).
+  void end_loop(Loop& l, int interleave = 0, int fold_tail = 0);
   // Ends a loop whose induction variable advances by `next` (a value of the body).
   void end_loop_at(Loop& l, Value* next);
   // Emits the element DAG's effects for inner coordinate iv.
@@ -144,7 +145,6 @@ class Codegen {
 
   void gen_elementwise(Value* begin, Value* end);
   void gen_rows(Value* begin, Value* end);
-  bool nests_inner_loops() const;
   // `out` null: rows [begin, end) whole. Else the column-split part: inner
   // elements [inner_begin, inner_end) only, each row's accumulators stored
   // raw at out[row * row_stride + i] (8-byte slots) instead of finished.
@@ -174,6 +174,8 @@ class Codegen {
   DType acc_type(const KOp& o) const;
   // `slot`: the accumulator's memory (default: the reduction's own alloca).
   void init_acc(int32_t id, Value* slot = nullptr);
+  // The value a reduction's accumulator starts at (its identity; max: -inf, ...).
+  Value* acc_identity(int32_t id);
   void update_acc(int32_t id, Value* x, Value* inner_index, bool raw = false, Value* slot = nullptr);
   Value* finish_acc(int32_t id, Value* slot = nullptr);
   llvm::AllocaInst* entry_alloca(llvm::Type* t);
@@ -219,7 +221,7 @@ Codegen::Loop Codegen::begin_loop(Value* start, Value* end, const char* name, in
   return l;
 }
 
-void Codegen::end_loop(Loop& l, int interleave, bool fold_tail) {
+void Codegen::end_loop(Loop& l, int interleave, int fold_tail) {
   Value* next = b_.CreateAdd(l.iv, i64(l.step), "", true, true);
   l.iv->addIncoming(next, b_.GetInsertBlock());
   llvm::BranchInst* br = b_.CreateBr(l.header);
@@ -232,9 +234,9 @@ void Codegen::end_loop(Loop& l, int interleave, bool fold_tail) {
         llvm::ConstantAsMetadata::get(interleave > 0 ? b_.getInt32(interleave) : b_.getFalse())};
     ops.push_back(llvm::MDNode::get(ctx_, count));
   }
-  if (fold_tail) {
+  if (fold_tail != 0) {
     llvm::Metadata* fold[] = {llvm::MDString::get(ctx_, "llvm.loop.vectorize.predicate.enable"),
-                              llvm::ConstantAsMetadata::get(b_.getTrue())};
+                              llvm::ConstantAsMetadata::get(fold_tail > 0 ? b_.getTrue() : b_.getFalse())};
     ops.push_back(llvm::MDNode::get(ctx_, fold));
   }
   if (ops.size() > 1) {
@@ -467,13 +469,24 @@ void Codegen::init_acc(int32_t id, Value* slot) {
   llvm::Type* t = vtype(a.acc_type);
   if (!slot && !a.value) a.value = entry_alloca(t);
   if (!slot) slot = a.value;
+  b_.CreateStore(acc_identity(id), slot);
+  if (o.op == Op::ArgMax || o.op == Op::ArgMin) {
+    if (!a.index) a.index = entry_alloca(b_.getInt64Ty());
+    b_.CreateStore(i64(0), a.index);
+  }
+}
+
+Value* Codegen::acc_identity(int32_t id) {
+  const KOp& o = k_.ops[id];
+  DType at = acc_type(o);
+  llvm::Type* t = vtype(at);
   Value* init;
   bool is_max = o.op == Op::ReduceMax || o.op == Op::ArgMax;
   bool is_min = o.op == Op::ReduceMin || o.op == Op::ArgMin;
   if (is_max || is_min) {
-    if (is_floating(a.acc_type)) {
+    if (is_floating(at)) {
       init = llvm::ConstantFP::getInfinity(t, is_max);
-    } else if (a.acc_type == DType::Bool) {
+    } else if (at == DType::Bool) {
       init = b_.getInt1(is_min);
     } else {
       unsigned bits = t->getIntegerBitWidth();
@@ -481,15 +494,11 @@ void Codegen::init_acc(int32_t id, Value* slot) {
                     : llvm::ConstantInt::get(t, llvm::APInt::getSignedMaxValue(bits));
     }
   } else if (o.op == Op::ReduceProd) {
-    init = is_floating(a.acc_type) ? llvm::ConstantFP::get(t, 1.0) : llvm::ConstantInt::get(t, 1);
+    init = is_floating(at) ? llvm::ConstantFP::get(t, 1.0) : llvm::ConstantInt::get(t, 1);
   } else {
-    init = is_floating(a.acc_type) ? llvm::ConstantFP::get(t, 0.0) : llvm::ConstantInt::get(t, 0);
+    init = is_floating(at) ? llvm::ConstantFP::get(t, 0.0) : llvm::ConstantInt::get(t, 0);
   }
-  b_.CreateStore(init, slot);
-  if (o.op == Op::ArgMax || o.op == Op::ArgMin) {
-    if (!a.index) a.index = entry_alloca(b_.getInt64Ty());
-    b_.CreateStore(i64(0), a.index);
-  }
+  return init;
 }
 
 void Codegen::update_acc(int32_t id, Value* x, Value* inner_index, bool raw, Value* slot) {
@@ -521,8 +530,11 @@ void Codegen::update_acc(int32_t id, Value* x, Value* inner_index, bool raw, Val
   }
   if (!raw) x = cast(x, in_t, a.acc_type);
   Value* r;
+  // A scalar accumulator lets the loop vectoriser reorder its adds (its
+  // lanes, then a tree); one in memory (a lane of a row's accumulators, a
+  // column's) adds in the order the kernel IR gives.
   llvm::FastMathFlags fmf;
-  fmf.setAllowReassoc();
+  if (slot == a.value) fmf.setAllowReassoc();
   switch (o.op) {
     case Op::ReduceSum:
       if (fp) {
@@ -859,6 +871,12 @@ constexpr int kTranscendentalInterleave = 4;
 // Rows shorter than this keep one vector accumulator per reduction (gen_rows).
 constexpr int64_t kShortRow = 256;
 constexpr int64_t kInterleaveMinElements = int64_t{1} << 16;
+// Lanes of a Rows reduction's accumulator that fill one vector register
+// (a power of two dividing L).
+int64_t lane_piece(int64_t L, DType acc) {
+  int64_t w = std::max<int64_t>(1, target_vector_bits() / (8 * static_cast<int64_t>(dtype_size(acc))));
+  return std::min(w, L);
+}
 
 }  // namespace
 
@@ -1012,7 +1030,27 @@ void Codegen::gen_rows(Value* begin, Value* end) {
       collect_row_deps(st.offset, seen);
       if (st.from == p) collect_row_deps(st.value, seen);
     }
-    for (int32_t id : reduces) init_acc(id);
+    // Float sums and products accumulate in kRowLanes lanes in an order the
+    // kernel IR fixes (jit.h, "Rows reductions"); the other reductions'
+    // values do not depend on their order and keep one accumulator that
+    // the loop vectoriser spreads over its lanes.
+    const int64_t L = row_lanes(k_);
+    std::vector<int32_t> lane_reduces;
+    std::vector<llvm::AllocaInst*> lanes(k_.ops.size(), nullptr);
+    for (int32_t id : reduces) {
+      init_acc(id);
+      if (!reduces_in_lanes(k_.ops[id])) continue;
+      lane_reduces.push_back(id);
+      // Every lane starts at the identity.
+      llvm::Type* t = vtype(acc_[id].acc_type);
+      lanes[id] = entry_alloca(llvm::ArrayType::get(t, L));
+      // In pieces of one vector register, so SROA gives each piece its own
+      // register (one access of the whole array made it one <L x T> value).
+      const int64_t W = lane_piece(L, acc_[id].acc_type);
+      for (int64_t q = 0; q < L; q += W)
+        b_.CreateAlignedStore(b_.CreateVectorSplat(static_cast<unsigned>(W), acc_identity(id)),
+                              b_.CreateConstGEP1_64(t, lanes[id], static_cast<uint64_t>(q)), lanes[id]->getAlign());
+    }
     for (int32_t id : roots)
       if (k_.ops[id].code == KOpCode::Scan) init_acc(id);
     // Inner dims that the loads do not walk as one run (x.sum((0, 2)) of
@@ -1020,46 +1058,80 @@ void Codegen::gen_rows(Value* begin, Value* end) {
     // innermost: unravelling one linear loop index by division hid the
     // contiguous runs from the vectoriser (gathers: 1.0 ms against torch's
     // 0.28 for [64, 64, 1024]). One linear loop where the last dim is short.
+    const bool nested = rows_nest_inner_loops(k_);
     std::vector<Loop> nest;
-    Value* iv;
-    if (nests_inner_loops()) {
-      for (size_t a = outer; a < r; ++a) {
-        nest.push_back(begin_loop(i64(0), extent(a), a + 1 == r ? "inner" : "inner.outer"));
+    if (nested)
+      for (size_t a = outer; a + 1 < r; ++a) {
+        nest.push_back(begin_loop(i64(0), extent(a), "inner.outer"));
         coords_[a] = nest.back().iv;
       }
-      iv = coords_[outer];
-      for (size_t a = outer + 1; a < r; ++a) iv = b_.CreateAdd(b_.CreateMul(iv, extent(a)), coords_[a]);
-    } else {
-      nest.push_back(begin_loop(i64(0), k_.symbolic_domain() ? extent_product(outer, r) : i64(inner), "inner"));
-      iv = nest.back().iv;
-      if (r > outer) set_coords_from(iv, outer, r);
-    }
-    Loop& l = nest.back();
-    std::fill(elem_.begin(), elem_.end(), nullptr);
+    Value* run_len = nested ? extent(r - 1) : k_.symbolic_domain() ? extent_product(outer, r) : i64(inner);
     auto stash_slot = [&](const Stash& st) {
       return b_.CreateGEP(mtype(k_.buffers[st.buffer].dtype), bufs_[st.buffer], get(st.offset));
     };
-    for (const Stash& st : stashes)
-      if (p > st.from && p <= st.to) elem_[st.value] = b_.CreateLoad(vtype(k_.ops[st.value].dtype), stash_slot(st));
-    for (int32_t id : reduces) update_acc(id, get(k_.ops[id].inputs[0]), iv);
-    for (int32_t id : roots) {
-      const KOp& o = k_.ops[id];
-      if (o.code != KOpCode::Scan) continue;
-      Acc& a = acc_[id];
-      Value* x = cast(get(o.inputs[0]), k_.ops[o.inputs[0]].dtype, a.acc_type);
-      Value* cur = b_.CreateLoad(vtype(a.acc_type), a.value);
-      Value* s = is_floating(a.acc_type) ? b_.CreateFAdd(cur, x) : b_.CreateAdd(cur, x);
-      b_.CreateStore(s, a.value);
-      elem_[id] = cast(s, a.acc_type, o.dtype);
-    }
-    for (int32_t id : roots) get(id);
-    for (const Stash& st : stashes)
-      if (st.from == p) b_.CreateStore(get(st.value), stash_slot(st));
-    // Reductions get 4 vector accumulators (latency of the adds), except in
-    // short rows: 77 elements run 4 iterations of 4 x 4 lanes and a scalar
-    // tail of 13, for 4 copies of the body to compile (erf's, in
-    // layer_norm(gelu(x))); one accumulator runs 19 iterations.
-    int64_t run = nest.size() > 1 ? k_.domain.back() : inner;  // the innermost loop's length
+    // One element of the innermost run: `pos` its index in the run, `lane`
+    // its accumulator lane. With `guard` (the last chunk of a run) only a
+    // lane where it holds runs the element; the others add the identity,
+    // which leaves their sums and products as they are (bit for bit: a lane
+    // starts at +0 or 1 and is never -0), so the chunk is L lanes like the
+    // others and its accumulators stay in registers.
+    auto body = [&](Value* pos, Value* lane, Value* guard = nullptr) {
+      llvm::BasicBlock *head = nullptr, *join = nullptr;
+      if (guard) {
+        head = b_.GetInsertBlock();
+        llvm::BasicBlock* run_it = llvm::BasicBlock::Create(ctx_, "tail.elem", fn_);
+        join = llvm::BasicBlock::Create(ctx_, "tail.join", fn_);
+        b_.CreateCondBr(guard, run_it, join);
+        b_.SetInsertPoint(run_it);
+      }
+      Value* iv = pos;
+      if (nested) {
+        coords_[r - 1] = pos;
+        iv = coords_[outer];
+        for (size_t a = outer + 1; a < r; ++a) iv = b_.CreateAdd(b_.CreateMul(iv, extent(a)), coords_[a]);
+      } else if (r > outer) {
+        set_coords_from(iv, outer, r);
+      }
+      std::fill(elem_.begin(), elem_.end(), nullptr);
+      for (const Stash& st : stashes)
+        if (p > st.from && p <= st.to) elem_[st.value] = b_.CreateLoad(vtype(k_.ops[st.value].dtype), stash_slot(st));
+      std::vector<Value*> lane_x(k_.ops.size(), nullptr);
+      for (int32_t id : reduces) {
+        if (lanes[id]) lane_x[id] = cast(get(k_.ops[id].inputs[0]), k_.ops[k_.ops[id].inputs[0]].dtype, acc_[id].acc_type);
+        else update_acc(id, get(k_.ops[id].inputs[0]), iv);
+      }
+      for (int32_t id : roots) {
+        const KOp& o = k_.ops[id];
+        if (o.code != KOpCode::Scan) continue;
+        Acc& a = acc_[id];
+        Value* x = cast(get(o.inputs[0]), k_.ops[o.inputs[0]].dtype, a.acc_type);
+        Value* cur = b_.CreateLoad(vtype(a.acc_type), a.value);
+        Value* s = is_floating(a.acc_type) ? b_.CreateFAdd(cur, x) : b_.CreateAdd(cur, x);
+        b_.CreateStore(s, a.value);
+        elem_[id] = cast(s, a.acc_type, o.dtype);
+      }
+      for (int32_t id : roots) get(id);
+      for (const Stash& st : stashes)
+        if (st.from == p) b_.CreateStore(get(st.value), stash_slot(st));
+      if (guard) {
+        llvm::BasicBlock* ran = b_.GetInsertBlock();
+        b_.CreateBr(join);
+        b_.SetInsertPoint(join);
+        for (int32_t id : lane_reduces) {
+          llvm::PHINode* x = b_.CreatePHI(vtype(acc_[id].acc_type), 2);
+          x->addIncoming(lane_x[id], ran);
+          x->addIncoming(acc_identity(id), head);
+          lane_x[id] = x;
+        }
+      }
+      for (int32_t id : lane_reduces)
+        update_acc(id, lane_x[id], iv, /*raw=*/true, b_.CreateGEP(vtype(acc_[id].acc_type), lanes[id], lane));
+    };
+    // Order-free reductions get 4 vector accumulators (latency of the
+    // adds), except in short rows: 77 elements run 4 iterations of 4 x 4
+    // lanes and a scalar tail of 13, for 4 copies of the body to compile;
+    // one accumulator runs 19 iterations.
+    int64_t run = nested ? k_.domain.back() : inner;  // the innermost loop's length
     int reduce_interleave = run < kShortRow ? 1 : 4;
     // Short rows with a remainder and transcendentals, on AVX-512 hosts: the
     // remainder runs as one masked vector iteration (masked loads and stores
@@ -1070,40 +1142,105 @@ void Codegen::gen_rows(Value* begin, Value* end) {
     // 6.0 ms folded). Long rows amortise their remainder; flat kernels
     // overlap their last block instead (docs/cpu-jit.md).
     static_assert(kShortRow % 16 == 0);
-    bool fold = fold_row_tails() && run < kShortRow && run % 16 != 0 && !kernel_math_functions(k_).empty();
-    end_loop(l, reduces.empty() ? 0 : reduce_interleave, fold);
-    for (size_t a = nest.size() - 1; a-- > 0;) end_loop(nest[a], -1);
+    const bool transcendentals = !kernel_math_functions(k_).empty();
+    if (lane_reduces.empty()) {
+      Loop l = begin_loop(i64(0), run_len, "inner");
+      body(l.iv, nullptr);
+      end_loop(l, reduces.empty() ? 0 : reduce_interleave,
+               fold_row_tails() && run < kShortRow && run % 16 != 0 && transcendentals);
+    } else {
+      // Whole chunks of L elements, element j of a chunk into lane j (a
+      // loop the vectoriser runs as elementwise code over the lanes), then
+      // the rest of the run into lanes 0, 1, ...
+      Value* whole = b_.CreateMul(b_.CreateUDiv(run_len, i64(L)), i64(L));
+      Loop chunk = begin_loop(i64(0), whole, "chunk", L);
+      Loop lane = begin_loop(i64(0), i64(L), "lane");
+      body(b_.CreateAdd(chunk.iv, lane.iv), lane.iv);
+      end_loop(lane);
+      end_loop(chunk);
+      Value* rest = b_.CreateSub(run_len, whole);
+      llvm::BasicBlock* last = llvm::BasicBlock::Create(ctx_, "tail.pre", fn_);
+      llvm::BasicBlock* done = llvm::BasicBlock::Create(ctx_, "tail.done", fn_);
+      b_.CreateCondBr(b_.CreateICmpSGT(rest, i64(0)), last, done);
+      b_.SetInsertPoint(last);
+      Loop tail = begin_loop(i64(0), i64(L), "tail");
+      body(b_.CreateAdd(whole, tail.iv), tail.iv, b_.CreateICmpSLT(tail.iv, rest));
+      end_loop(tail);
+      b_.CreateBr(done);
+      b_.SetInsertPoint(done);
+      m_.getOrInsertNamedMetadata("lt.row_lanes");
+    }
+    for (size_t a = nest.size(); a-- > 0;) end_loop(nest[a], -1);
+    // The lanes combine pairwise, halving: lane j op= lane j + h for h = L /
+    // 2, ..., 1, a register piece at a time while h spans whole pieces.
+    for (int32_t id : lane_reduces) {
+      llvm::Type* t = vtype(acc_[id].acc_type);
+      const int64_t W = lane_piece(L, acc_[id].acc_type);
+      auto combine = [&](Value* a, Value* c) {
+        return k_.ops[id].op == Op::ReduceSum ? b_.CreateFAdd(a, c) : b_.CreateFMul(a, c);
+      };
+      std::vector<Value*> piece;
+      for (int64_t q = 0; q < L; q += W)
+        piece.push_back(b_.CreateAlignedLoad(llvm::FixedVectorType::get(t, static_cast<unsigned>(W)),
+                                             b_.CreateConstGEP1_64(t, lanes[id], static_cast<uint64_t>(q)), lanes[id]->getAlign()));
+      for (size_t n = piece.size(); n > 1; n /= 2)
+        for (size_t q = 0; q < n / 2; ++q) piece[q] = combine(piece[q], piece[q + n / 2]);
+      Value* v = piece[0];
+      for (int h = static_cast<int>(W / 2); h >= 1; h /= 2) {
+        std::vector<int> lo(h), hi(h);
+        for (int j = 0; j < h; ++j) lo[j] = j, hi[j] = j + h;
+        v = combine(b_.CreateShuffleVector(v, lo), b_.CreateShuffleVector(v, hi));
+      }
+      b_.CreateStore(b_.CreateExtractElement(v, uint64_t{0}), acc_[id].value);
+    }
     for (int32_t id : reduces) row_[id] = finish_acc(id);
   }
   gen_row_effects();
   end_loop(rows);
 }
 
+}  // namespace
+
 // Rows kernels with several inner dims: one loop per inner dim when the
 // last is long enough to vectorise (16+) and a load walks it contiguously
 // but not across it (not one run over the whole inner space, which the
 // linear loop already reads in order). Scans keep one loop (inner rank 1).
-bool Codegen::nests_inner_loops() const {
-  size_t r = k_.domain.size(), outer = static_cast<size_t>(k_.outer_rank);
-  if (r < outer + 2 || k_.domain.back() < 16) return false;
+bool rows_nest_inner_loops(const Kernel& k) {
+  size_t r = k.domain.size(), outer = static_cast<size_t>(k.outer_rank);
+  if (k.kind != KernelKind::Rows || r < outer + 2 || k.domain.back() < 16) return false;
   std::vector<int64_t> f;
   bool walks_last = false, known = true;
-  for (const KOp& o : k_.ops) {
+  for (const KOp& o : k.ops) {
     if (o.code == KOpCode::Scan) return false;
-    if (o.code != KOpCode::Load || !o.elem || !affine_offset(k_, o.inputs[0], &f, &known)) continue;
+    if (o.code != KOpCode::Load || !o.elem || !affine_offset(k, o.inputs[0], &f, &known)) continue;
     if (f[r - 1] != 1) continue;
     walks_last = true;
     // One run over the inner dims (row-major strides): the linear loop is contiguous already.
     int64_t stride = 1;
     bool run = true;
     for (size_t a = r; a-- > outer;) {
-      if (k_.domain[a] > 1 && f[a] != stride) run = false;
-      stride *= k_.domain[a];
+      if (k.domain[a] > 1 && f[a] != stride) run = false;
+      stride *= k.domain[a];
     }
     if (run) return false;
   }
   return walks_last;
 }
+
+int64_t row_lanes(const Kernel& k) {
+  size_t r = k.domain.size(), outer = static_cast<size_t>(k.outer_rank);
+  bool nested = rows_nest_inner_loops(k);
+  for (size_t a = nested ? r - 1 : outer; a < r; ++a)
+    if (k.symbolic_axis(a)) return kRowLanesLong;
+  int64_t run = nested ? k.domain.back() : k.inner_size();
+  return run < kShortRow ? kRowLanesShort : kRowLanesLong;
+}
+
+bool reduces_in_lanes(const KOp& o) {
+  return o.code == KOpCode::Reduce && (o.op == Op::ReduceSum || o.op == Op::ReduceProd) && is_floating(o.dtype);
+}
+
+namespace {
 
 // Column reductions (see kernel_reduces_columns in jit.h): rows [begin, end)
 // in segments of at most kColumnSegment rows that share their outer

@@ -16,6 +16,24 @@ namespace lt::cpu {
 /// `math_calls`: transcendentals call the math functions (Tier::Quick).
 void generate_kernel(const Kernel& kernel, llvm::Module& module, const std::string& symbol, bool math_calls = false);
 
+/// Rows reductions whose value depends on the order of their adds (float
+/// sums and products) accumulate each innermost run in L = row_lanes()
+/// lanes: the run's whole chunks of L elements add element j into lane j,
+/// the rest of the run goes into lanes 0, 1, ..., and after the row's last
+/// run the lanes combine pairwise, halving (lane j op= lane j + h for h =
+/// L / 2, ..., 1). The order is the kernel IR's, not the loop vectoriser's:
+/// the same bits on every vector width, in both tiers and in the
+/// interpreter (docs/cpu-jit.md, "Rows reductions"). Max, min, argmax and
+/// integer reductions give one value in any order. L is 16 for runs shorter
+/// than 256 (a row's fixed cost: its lanes' initialisation and tree) and 64
+/// for longer or runtime-length runs (four vectors of adds in flight).
+constexpr int64_t kRowLanesShort = 16, kRowLanesLong = 64;
+int64_t row_lanes(const Kernel& kernel);
+bool reduces_in_lanes(const KOp& op);
+/// A Rows kernel's innermost runs: one loop per inner dim (the runs are the
+/// last dim's lines) or one linear loop over the inner dims (one run per row).
+bool rows_nest_inner_loops(const Kernel& kernel);
+
 /// Vectorisable polynomial transcendentals (jit/cpu/math.cpp): exp, log,
 /// log1p, expm1, tanh, erf, sin, cos on float or double values (scalar or
 /// vector). Returns nullptr for ops it does not provide.

@@ -53,6 +53,7 @@
 #include "llvm/Transforms/Scalar/LICM.h"
 #include "llvm/Transforms/Scalar/LoopPassManager.h"
 #include "llvm/Transforms/Scalar/LoopRotation.h"
+#include "llvm/Transforms/Scalar/LoopUnrollPass.h"
 #include "llvm/Transforms/Scalar/SROA.h"
 #include "llvm/Transforms/Scalar/SimplifyCFG.h"
 #include "llvm/Transforms/Vectorize/LoopVectorize.h"
@@ -363,6 +364,16 @@ void optimize(llvm::Module& m) {
       fpm.addPass(llvm::createFunctionToLoopPassAdaptor(std::move(lpm), false));
     }
     fpm.addPass(llvm::LoopVectorizePass(llvm::LoopVectorizeOptions(false, false)));
+    if (m.getNamedMetadata("lt.row_lanes")) {
+      // Rows reductions' lanes (codegen.cpp gen_rows): a vectorised chunk
+      // loop has a few iterations; unrolled, its accumulators' array is
+      // indexed by constants (once InstCombine folds the unrolled indices)
+      // and SROA keeps it in registers.
+      fpm.addPass(llvm::LoopUnrollPass(llvm::LoopUnrollOptions(2).setPartial(false).setRuntime(false).setUpperBound(false)));
+      fpm.addPass(llvm::InstCombinePass());
+      fpm.addPass(llvm::SROAPass(llvm::SROAOptions::PreserveCFG));
+      fpm.addPass(llvm::InstCombinePass());
+    }
     fpm.addPass(llvm::AlignmentFromAssumptionsPass());
     fpm.addPass(llvm::InstCombinePass());
     fpm.addPass(llvm::SimplifyCFGPass(llvm::SimplifyCFGOptions().hoistCommonInsts(true).sinkCommonInsts(true)));
