@@ -451,16 +451,7 @@ std::vector<Codegen::Stash> Codegen::plan_stashes() const {
   return out;
 }
 
-DType Codegen::acc_type(const KOp& o) const {
-  const KOp& in = k_.ops[o.inputs[0]];
-  if ((o.op == Op::ReduceSum || o.op == Op::ReduceProd || o.code == KOpCode::Scan) && o.dtype == DType::Float32)
-    return DType::Float64;
-  // Float16/BFloat16 sums accumulate in float32, as torch's CPU kernels.
-  if ((o.op == Op::ReduceSum || o.op == Op::ReduceProd || o.code == KOpCode::Scan) && is_low_precision_float(o.dtype))
-    return DType::Float32;
-  if (o.op == Op::ArgMax || o.op == Op::ArgMin) return in.dtype;
-  return o.dtype;
-}
+DType Codegen::acc_type(const KOp& o) const { return reduction_acc_type(k_, o); }
 
 void Codegen::init_acc(int32_t id, Value* slot) {
   const KOp& o = k_.ops[id];
@@ -1234,6 +1225,17 @@ int64_t row_lanes(const Kernel& k) {
     if (k.symbolic_axis(a)) return kRowLanesLong;
   int64_t run = nested ? k.domain.back() : k.inner_size();
   return run < kShortRow ? kRowLanesShort : kRowLanesLong;
+}
+
+DType reduction_acc_type(const Kernel& k, const KOp& o) {
+  const KOp& in = k.ops[o.inputs[0]];
+  if ((o.op == Op::ReduceSum || o.op == Op::ReduceProd || o.code == KOpCode::Scan) && o.dtype == DType::Float32)
+    return DType::Float64;
+  // Float16/BFloat16 sums accumulate in float32, as torch's CPU kernels.
+  if ((o.op == Op::ReduceSum || o.op == Op::ReduceProd || o.code == KOpCode::Scan) && is_low_precision_float(o.dtype))
+    return DType::Float32;
+  if (o.op == Op::ArgMax || o.op == Op::ArgMin) return in.dtype;
+  return o.dtype;
 }
 
 bool reduces_in_lanes(const KOp& o) {

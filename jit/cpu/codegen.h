@@ -29,6 +29,9 @@ void generate_kernel(const Kernel& kernel, llvm::Module& module, const std::stri
 /// for longer or runtime-length runs (four vectors of adds in flight).
 constexpr int64_t kRowLanesShort = 16, kRowLanesLong = 64;
 int64_t row_lanes(const Kernel& kernel);
+/// The type a reduction (or scan) accumulates in: float32 sums and products
+/// in float64, float16/bfloat16 ones in float32, argmax/argmin the input's.
+DType reduction_acc_type(const Kernel& kernel, const KOp& op);
 bool reduces_in_lanes(const KOp& op);
 /// A Rows kernel's innermost runs: one loop per inner dim (the runs are the
 /// last dim's lines) or one linear loop over the inner dims (one run per row).

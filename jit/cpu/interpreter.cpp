@@ -103,6 +103,19 @@ struct Prepared {
   std::vector<Affine> affine;
   bool serial_blocks = false;  // a serial kernel that may still run a block at a time (run_range)
   std::vector<int32_t> affine_of;  // per op: index into `affine`, or -1
+  /// Rows kernels (run_rows): per phase, the element ops it evaluates and
+  /// the reductions it accumulates; per wave w (0..num_phases), the
+  /// row-level ops evaluated once the phases before w have finished (the
+  /// last wave holds the row-level stores and checks).
+  struct Reduction {
+    int32_t op;
+    DType acc;   // reduction_acc_type
+    bool lanes;  // reduces_in_lanes: `lanes` lanes, else one accumulator in element order
+  };
+  std::vector<std::vector<int32_t>> phase_live, row_wave;
+  std::vector<std::vector<Reduction>> phase_reduces;
+  int64_t lanes = 1;  // row_lanes()
+  int64_t run = 1;    // the innermost run's length (codegen.cpp gen_rows)
 };
 
 
@@ -174,6 +187,53 @@ Prepared prepare(const Kernel& k) {
       if ((o.code == KOpCode::Load || o.code == KOpCode::Store) && o.imm == buffer) alone = false;
     p.serial_blocks = alone;
   }
+  if (k.kind == KernelKind::Rows) {
+    const int phases = k.num_phases;
+    p.phase_live.assign(phases, {});
+    p.phase_reduces.assign(phases, {});
+    p.row_wave.assign(phases + 1, {});
+    p.lanes = row_lanes(k);
+    p.run = rows_nest_inner_loops(k) ? k.domain.back() : k.inner_size();
+    // When a row-level value can be evaluated: after the phase of every reduction it reads.
+    std::vector<int> wave(k.ops.size(), 0);
+    for (size_t id = 0; id < k.ops.size(); ++id) {
+      const KOp& o = k.ops[id];
+      if (o.elem) continue;
+      if (o.code == KOpCode::Reduce) {
+        wave[id] = o.phase + 1;
+        continue;
+      }
+      for (int i = 0; i < o.num_inputs; ++i) wave[id] = std::max(wave[id], wave[o.inputs[i]]);
+    }
+    const bool columns = kernel_reduces_columns(k);
+    for (int q = 0; q < phases; ++q) {
+      std::vector<char> in(k.ops.size(), 0);
+      for (size_t id = k.ops.size(); id-- > 0;) {
+        const KOp& o = k.ops[id];
+        if (!need[id]) continue;
+        bool root = o.elem && is_effect(o.code) && o.phase == q;
+        if (o.code == KOpCode::Reduce && o.phase == q) {
+          p.phase_reduces[q].push_back({static_cast<int32_t>(id), reduction_acc_type(k, o), !columns && reduces_in_lanes(o)});
+          if (k.ops[o.inputs[0]].elem) in[o.inputs[0]] = 1;
+        }
+        if (!root && !in[id]) continue;
+        in[id] = 1;
+        for (int i = 0; i < o.num_inputs; ++i)
+          if ((i != 0 || p.affine_of[id] < 0) && k.ops[o.inputs[i]].elem) in[o.inputs[i]] = 1;
+      }
+      std::reverse(p.phase_reduces[q].begin(), p.phase_reduces[q].end());
+      for (size_t id = 0; id < k.ops.size(); ++id) {
+        const KOp& o = k.ops[id];
+        if (in[id] && o.code != KOpCode::Const && o.code != KOpCode::Param) p.phase_live[q].push_back(static_cast<int32_t>(id));
+      }
+    }
+    for (size_t id = 0; id < k.ops.size(); ++id) {
+      const KOp& o = k.ops[id];
+      if (!need[id] || o.elem || o.code == KOpCode::Reduce || o.code == KOpCode::Const || o.code == KOpCode::Param) continue;
+      // Row-level stores run after the last phase (gen_row_effects); a check runs when its index can.
+      p.row_wave[o.code == KOpCode::Store || o.code == KOpCode::AccumStore ? phases : wave[id]].push_back(static_cast<int32_t>(id));
+    }
+  }
   // Affine accesses no live op needs are dropped from the walk.
   std::vector<Prepared::Affine> kept;
   for (Prepared::Affine& a : p.affine) {
@@ -241,6 +301,17 @@ RunRange run_range_for_host() {
   return fn;
 }
 
+/// The widest build of the row evaluation this host runs.
+RunRange run_rows_for_host() {
+  static const RunRange fn = [] {
+    RunRange r = run_range_for_host();
+    return r == &isa_avx512::run_range ? &isa_avx512::run_rows
+           : r == &isa_avx2::run_range ? &isa_avx2::run_rows
+                                       : &isa_default::run_rows;
+  }();
+  return fn;
+}
+
 }  // namespace
 
 /// The primitives the block evaluation implements (interpreter_block.inc).
@@ -261,9 +332,19 @@ bool interpreter_handles(Op op) {
 
 bool kernel_interpretable(const Kernel& k) {
   if (k.kind == KernelKind::MatMul) return matmul_interpretable(k);
-  if (k.kind != KernelKind::Elementwise) return false;
+  if (k.kind == KernelKind::Rows) {
+    // Rows kernels as gen_rows and gen_rows_columns run them (their
+    // reductions' order is the kernel IR's: codegen.h, row_lanes); not the
+    // split reductions' entries, scans, serial kernels, runtime extents or
+    // empty rows.
+    if (k.serial || k.symbolic_domain() || k.inner_size() <= 0 || k.outer_size() <= 0) return false;
+    if (kernel_splits_reduction(k) || kernel_splits_columns(k)) return false;
+  } else if (k.kind != KernelKind::Elementwise) {
+    return false;
+  }
   for (const KOp& o : k.ops) {
-    if (o.code == KOpCode::Reduce || o.code == KOpCode::Scan) return false;
+    if (o.code == KOpCode::Scan) return false;
+    if (o.code == KOpCode::Reduce && k.kind != KernelKind::Rows) return false;
     if (o.code != KOpCode::Compute) continue;
     if (!interpreter_handles(o.op)) return false;
     // Float pow: LLVM rewrites pow(x, 2), pow(x, -1), ... into other operations.
@@ -281,6 +362,11 @@ int64_t interpreted_cost_ns(const Kernel& k) {
   int64_t per_element = 1;
   for (const KOp& o : k.ops)
     if (o.code == KOpCode::Compute && transcendental(o.op)) per_element += 10;
+  // Rows: each phase evaluates the row again, at ~3 ns an element (blocks
+  // end at each row), and a row's row-level values and reductions cost
+  // ~200 ns (measured on the GPT step's layer norms and bias gradients).
+  if (k.kind == KernelKind::Rows)
+    return k.outer_size() * (200 + k.num_phases * std::max<int64_t>(k.inner_size(), 1) * (per_element + 2));
   return k.outer_size() * per_element;
 }
 
@@ -325,7 +411,17 @@ void launch_interpreted(const Kernel& k, void* const* buffers, const int64_t* sc
   Prepared p = prepare(k);
   eval_fixed(p, scalars);
   ErrorSlot err;
-  if (k.serial || range < kSerialWork) {
+  if (k.kind == KernelKind::Rows) {
+    const int64_t work = range * k.inner_size() * k.num_phases;
+    if (work < kSerialWork) {
+      run_rows_for_host()(p, buffers, &err, 0, range);
+    } else {
+      const int64_t grain = std::max<int64_t>(1, kGrainWork / std::max<int64_t>(1, k.inner_size() * k.num_phases));
+      tbb::parallel_for(tbb::blocked_range<int64_t>(0, range, grain), [&](const tbb::blocked_range<int64_t>& r) {
+        run_rows_for_host()(p, buffers, &err, r.begin(), r.end());
+      });
+    }
+  } else if (k.serial || range < kSerialWork) {
     run_range_for_host()(p, buffers, &err, 0, range);
   } else {
     tbb::parallel_for(tbb::blocked_range<int64_t>(0, range, kGrainWork), [&](const tbb::blocked_range<int64_t>& r) {

@@ -1,4 +1,4 @@
-// jit/cpu/interpreter.h — runs Elementwise kernels without compiling them.
+// jit/cpu/interpreter.h — runs Elementwise, Rows and MatMul kernels without compiling them.
 //
 // The first tier of the CPU JIT (docs/cpu-jit.md, "Tiers"). A cold sync
 // compiles every kernel it has not seen, at ~2 ms of LLVM each, before any of
@@ -16,11 +16,14 @@
 // result: every op is evaluated as jit/cpu/codegen.cpp lowers it (register
 // types, rounding of narrow types after each op, the same integer and
 // comparison semantics), transcendentals call the same math functions the
-// quick tier calls, and random numbers come from the same Philox word. What
-// it would not reproduce, it does not take (kernel_interpretable): Rows and
-// MatMul kernels, whose reductions' order the loop vectoriser decides, and
-// float `pow` (LLVM rewrites some constant exponents). test_interpreter and
-// lt-fuzz --interpret compare it with the compiled code bit for bit.
+// quick tier calls, and random numbers come from the same Philox word. Rows
+// kernels reduce in the order the kernel IR fixes (codegen.h, row_lanes:
+// float sums and products in lanes combined pairwise, everything else in
+// any order to the same value), which the interpreter follows. What it
+// would not reproduce, it does not take (kernel_interpretable): split
+// reductions of long rows, scans, float `pow` (LLVM rewrites some constant
+// exponents). test_interpreter and lt-fuzz --interpret-check compare it
+// with the compiled code bit for bit.
 #pragma once
 
 #include <cstdint>
@@ -34,7 +37,8 @@
 namespace lt::cpu {
 
 /// Whether the interpreter runs `kernel` (with the values its compiled code
-/// computes): an Elementwise kernel without float pow, or a MatMul kernel
+/// computes): an Elementwise kernel without float pow, a Rows kernel of the
+/// same ops without a scan, split entries or runtime extents, or a MatMul kernel
 /// whose packing and epilogue sub-kernels are such kernels (the driver and
 /// the micro-kernel are the compiled path's own, so the product is the same).
 bool kernel_interpretable(const Kernel& kernel);

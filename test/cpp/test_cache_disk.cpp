@@ -550,6 +550,13 @@ BOOST_AUTO_TEST_CASE(eviction_survives_files_deleted_by_others_meanwhile) {
 }
 
 BOOST_AUTO_TEST_CASE(a_kernel_that_fails_to_compile_raises_a_clear_error_and_the_process_stays_usable) {
+  // Compiled before its first launch (the interpreter would take this small softmax).
+  bool interpreter = cpu_interpreter();
+  cpu_set_interpreter(false);
+  struct Restore {
+    bool on;
+    ~Restore() { cpu_set_interpreter(on); }
+  } restore_interpreter{interpreter};
   std::string dir = fresh_dir("compile-fault"), dumps = fresh_dir("compile-fault-dumps");
   set_kernel_cache_config({dir, 1 << 30});
   ::setenv("LT_DUMP_DIR", dumps.c_str(), 1);

@@ -5,6 +5,9 @@
 // times), and that the result still matches the reference evaluator.
 #define BOOST_TEST_MODULE compile_path
 
+#include <chrono>
+#include <thread>
+
 #include "cache/kernel_cache.h"
 #include "ir/counters.h"
 #include "jit_test_util.h"
@@ -171,11 +174,13 @@ BOOST_AUTO_TEST_CASE(kernels_that_recur_with_another_length_compile_once_more_th
   // an earlier run of the suite filled.
   auto fetched = [] { return counter_value("kernels_compiled") + counter_value("disk_loads"); };
   for (size_t i = 0; i < std::size(lengths); ++i) {
-    int64_t compiled = fetched();
+    int64_t compiled = fetched(), interpreted = counter_value("kernels_interpreted");
     check_against_reference(length_program(lengths[i], 100 + static_cast<uint32_t>(i)));
     int64_t now = fetched() - compiled;
-    if (i == 0 || i == 1) BOOST_TEST(now > 0);  // first length: concrete; second: the shape-generic kernels
-    else compiled_after_second += now;
+    // First length: concrete kernels (small ones run in the interpreter); second: the shape-generic kernels.
+    if (i == 0) BOOST_TEST(now + counter_value("kernels_interpreted") - interpreted > 0);
+    if (i == 1) BOOST_TEST(now > 0);
+    if (i > 1) compiled_after_second += now;
   }
   BOOST_TEST(compiled_after_second == 0);
   BOOST_TEST(counter_value("kernels_generic") > generic_before);
@@ -278,4 +283,36 @@ BOOST_AUTO_TEST_CASE(a_cold_elementwise_kernel_runs_in_the_interpreter_then_comp
   BOOST_TEST(runs >= 2);  // not within the sync that first ran it
   std::vector<BufferPtr> compiled_run = run_cpu(t);  // now the quick tier's code
   BOOST_TEST(std::memcmp(compiled_run[0]->data(), first[0]->data(), bytes) == 0);
+}
+
+// Rows kernels in the interpreter: their float sums follow the lanes the
+// kernel IR fixes (codegen.h, row_lanes), so a layer norm of a GELU (short
+// rows, three phases, a stashed value), a softmax over long rows and a
+// column sum (the interchanged loops) each run interpreted first and give
+// the same bits once compiled.
+BOOST_AUTO_TEST_CASE(a_cold_rows_kernel_runs_in_the_interpreter_then_compiles_with_the_same_bits) {
+  if (!cpu_interpreter()) return;  // LT_INTERPRETER=0
+  set_kernel_cache_config({"", 0});
+  struct Restore {
+    ~Restore() { set_kernel_cache_config(KernelCacheConfig::from_env()); }
+  } restore;
+  NodePtr a = random_input(DType::Float32, {40, 77}, -3, 3, 92);
+  NodePtr b = random_input(DType::Float32, {6, 1000}, -3, 3, 93);
+  NodePtr c = random_input(DType::Float32, {300, 24}, -3, 3, 94);
+  for (NodePtr y : {ops::layer_norm(ops::gelu(a), {77}, nullptr, nullptr), ops::softmax(b, -1), ops::sum(c, {0}, false)}) {
+    Trace t = capture_trace({y}).trace;
+    const int64_t interpreted = counter_value("kernels_interpreted"), tiered = counter_value("kernels_tiered_up");
+    std::vector<BufferPtr> first = run_cpu(t);
+    BOOST_TEST(counter_value("kernels_interpreted") - interpreted >= 1);
+    check_outputs(evaluate_reference(t), first, [](DType d) { return Tolerance{1e-5, rtol_for(d), 2}; });
+    const size_t bytes = static_cast<size_t>(first[0]->numel()) * sizeof(float);
+    // Later tier-ups compile on the background worker: run until it is done (5 s at most).
+    for (int runs = 1; runs < 2500 && counter_value("kernels_tiered_up") == tiered; ++runs) {
+      run_cpu(t);
+      std::this_thread::sleep_for(std::chrono::milliseconds(2));
+    }
+    BOOST_TEST(counter_value("kernels_tiered_up") > tiered);
+    std::vector<BufferPtr> compiled_run = run_cpu(t);
+    BOOST_TEST(std::memcmp(compiled_run[0]->data(), first[0]->data(), bytes) == 0);
+  }
 }

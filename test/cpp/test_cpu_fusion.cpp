@@ -375,6 +375,13 @@ BOOST_AUTO_TEST_CASE(a_loop_over_batches_compiles_once) {
 
 namespace {
 // A one-kernel program whose trace (and kernel) is distinct for each n.
+// The programs below test what happens to compiled kernels: their
+// reductions are small enough for the interpreter, which this turns off.
+struct NoInterpreter {
+  bool was = cpu_interpreter();
+  NoInterpreter() { cpu_set_interpreter(false); }
+  ~NoInterpreter() { cpu_set_interpreter(was); }
+};
 Tensor distinct_program(int n) {
   Tensor x = Tensor::from_vector<float>(iota_values(n), {n});
   return (exp(x * 0.001) + 1.0).sum();
@@ -396,6 +403,7 @@ struct TraceCacheCapacity {  // restores the process's capacity
 }  // namespace
 
 BOOST_AUTO_TEST_CASE(the_trace_cache_keeps_the_most_recently_used_traces_and_unloads_the_rest) {
+  NoInterpreter no_interpreter;
   runtime::set_backend("cpu");
   TraceCacheCapacity cap(4);
   int64_t evicted = counter_value("trace_cache_evictions"), unloaded = counter_value("jit_objects_unloaded");
@@ -418,6 +426,7 @@ BOOST_AUTO_TEST_CASE(the_trace_cache_keeps_the_most_recently_used_traces_and_unl
 }
 
 BOOST_AUTO_TEST_CASE(a_long_run_of_distinct_traces_keeps_its_memory_mappings_bounded) {
+  NoInterpreter no_interpreter;
   // Loaded JIT code costs memory mappings (vm.max_map_count is 65530 by
   // default). With the trace cache capped, kernels are unloaded as their
   // traces are evicted and the process's mappings stay flat; uncapped, each
