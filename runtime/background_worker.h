@@ -1,4 +1,4 @@
-// cache/background_worker.h — one thread that runs jobs in order, off the
+// runtime/background_worker.h — one thread that runs jobs in order, off the
 // caller's thread: the cpu backend's promotions of hot kernels to the full
 // tier (cache/cpu_backend.cpp, docs/cpu-jit.md "Tiers").
 //

@@ -1,4 +1,4 @@
-// cache/cuda_backend.cpp — trace cache, cubin cache and the launch loop for "cuda".
+// runtime/cuda_backend.cpp — trace cache, cubin cache and the launch loop for "cuda".
 //
 // Kernels missing from the in-memory cubin cache are compiled together, as one
 // NVRTC program, because NVRTC's fixed cost per program dwarfs a kernel's own
@@ -8,7 +8,7 @@
 // key covers the kernels and the code generator), the target architecture and
 // the NVRTC version. A process that meets the same traces in the same order
 // misses memory with the same kernel groups and loads every module from disk.
-#include "cache/cuda_backend.h"
+#include "runtime/cuda_backend.h"
 
 #if LT_HAVE_CUDA
 

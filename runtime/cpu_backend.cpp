@@ -1,5 +1,5 @@
-// cache/cpu_backend.cpp — trace cache, kernel cache and the launch loop for "cpu".
-#include "cache/cpu_backend.h"
+// runtime/cpu_backend.cpp — trace cache, kernel cache and the launch loop for "cpu".
+#include "runtime/cpu_backend.h"
 
 #if LT_HAVE_CPU_JIT  // the cache layer is also built for CUDA alone (LT_WITH_LLVM=OFF)
 
@@ -20,7 +20,7 @@
 #include <thread>
 
 #include "absl/container/flat_hash_map.h"
-#include "cache/background_worker.h"
+#include "runtime/background_worker.h"
 #include "cache/debug.h"
 #include "cache/kernel_cache.h"
 #include "cache/trace_cache.h"
