@@ -1,5 +1,5 @@
-// cache/debug.h — LT_DEBUG level and timing helpers shared by the backends'
-// executors and the kernel cache (internal to cache/).
+// cache/debug.h — LT_DEBUG level and timing helpers shared by the kernel cache
+// and the backends' executors (runtime/).
 #pragma once
 
 #include <chrono>
