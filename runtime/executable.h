@@ -19,6 +19,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <memory>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -63,11 +64,14 @@ template <class Exe>
 class Executor : public Backend {
  protected:
   /// The plan of a trace that missed the trace cache: the miss is explained
-  /// (trace/recompile_reasons.h), the trace scheduled, `rewrite(plan)` run
-  /// (a backend's own plan passes), and the plan printed under LT_DEBUG>=3.
+  /// (trace/recompile_reasons.h: the reason goes to recompile_reasons() and,
+  /// under LT_DEBUG>=1, to stderr before the miss's sync line), the trace
+  /// scheduled, `rewrite(plan)` run (a backend's own plan passes), and the
+  /// plan printed under LT_DEBUG>=3.
   template <class Rewrite>
   std::shared_ptr<const Plan> plan_miss(const Trace& trace, const FusionPolicy& policy, Rewrite&& rewrite) {
-    cache_debug::explain_miss(explainer_, trace, policy.name());
+    std::string reason = explainer_.explain_miss(trace, policy.name());
+    if (cache_debug::debug_level() >= 1) std::fprintf(stderr, "[lt] %s\n", reason.c_str());
     Plan plan = schedule(trace, policy);
     rewrite(plan);
     if (cache_debug::debug_level() >= 3) std::fprintf(stderr, "[lt] %s", plan.print().c_str());

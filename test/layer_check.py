@@ -40,7 +40,7 @@ LAYERS = {
     "scheduler": ["trace"],
     "jit/cpu": ["scheduler"],
     "jit/cuda": ["scheduler"],
-    "cache": ["trace"],
+    "cache": ["ir"],
     "runtime": ["cache", "jit/cpu", "jit/cuda", "scheduler"],
     "lab": ["runtime", "scheduler", "trace"],
     "lazy": ["autograd", "runtime", "trace"],
