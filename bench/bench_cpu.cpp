@@ -24,7 +24,7 @@
 #include <thread>
 #include <vector>
 
-#include "cache/cpu_backend.h"
+#include "runtime/cpu_backend.h"
 #include "lazy/lazytensor.h"
 
 using Clock = std::chrono::steady_clock;

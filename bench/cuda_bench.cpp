@@ -5,7 +5,7 @@
 #include <cstdio>
 #include <random>
 
-#include "cache/cuda_backend.h"
+#include "runtime/cuda_backend.h"
 #include "ir/builder.h"
 #include "ir/node.h"
 #include "jit/cuda/driver.h"

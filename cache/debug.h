@@ -1,15 +1,9 @@
-// cache/debug.h — LT_DEBUG level and timing helpers shared by the backends'
-// executors and the kernel cache (internal to cache/).
+// cache/debug.h — LT_DEBUG level and timing helpers shared by the kernel cache
+// and the backends' executors (runtime/).
 #pragma once
 
 #include <chrono>
-#include <cstdio>
 #include <cstdlib>
-#include <string>
-#include <string_view>
-
-#include "ir/trace.h"
-#include "trace/recompile_reasons.h"
 
 namespace lt::cache_debug {
 
@@ -26,14 +20,6 @@ inline int debug_level() {
     return e ? std::atoi(e) : 0;
   }();
   return level;
-}
-
-/// Says why `trace` missed the trace cache (trace/recompile_reasons.h): the
-/// reason goes to recompile_reasons() and, under LT_DEBUG>=1, to stderr as
-/// one line before the miss's sync line. Called on a miss only.
-inline void explain_miss(RecompileExplainer& explainer, const Trace& trace, std::string_view policy) {
-  std::string reason = explainer.explain_miss(trace, policy);
-  if (debug_level() >= 1) std::fprintf(stderr, "[lt] %s\n", reason.c_str());
 }
 
 }  // namespace lt::cache_debug

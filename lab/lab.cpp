@@ -16,7 +16,7 @@
 #include "trace/dump.h"
 #include "trace/text.h"
 #if LT_HAVE_CPU_JIT
-#include "cache/cpu_backend.h"
+#include "runtime/cpu_backend.h"
 #endif
 
 namespace lt::lab {

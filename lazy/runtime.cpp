@@ -41,10 +41,10 @@
 #include "trace/capture.h"
 #include "trace/dump.h"
 #if LT_HAVE_CUDA
-#include "cache/cuda_backend.h"
+#include "runtime/cuda_backend.h"
 #endif
 #if LT_HAVE_CPU_JIT
-#include "cache/cpu_backend.h"
+#include "runtime/cpu_backend.h"
 #endif
 
 namespace lt {

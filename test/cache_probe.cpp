@@ -13,7 +13,7 @@
 #include <string>
 
 #include "absl/container/flat_hash_set.h"
-#include "cache/cpu_backend.h"
+#include "runtime/cpu_backend.h"
 #include "ir/builder.h"
 #include "ir/counters.h"
 #include "ir/error.h"

@@ -40,9 +40,10 @@ LAYERS = {
     "scheduler": ["trace"],
     "jit/cpu": ["scheduler"],
     "jit/cuda": ["scheduler"],
-    "cache": ["jit/cpu", "jit/cuda", "scheduler"],
-    "lab": ["cache", "scheduler", "trace"],
-    "lazy": ["autograd", "cache", "trace"],
+    "cache": ["ir"],
+    "runtime": ["cache", "jit/cpu", "jit/cuda", "scheduler"],
+    "lab": ["runtime", "scheduler", "trace"],
+    "lazy": ["autograd", "runtime", "trace"],
     "bindings": ["lazy", "lab"],
     "distributed": [],  # Gloo collectives over host buffers; its binding takes numpy arrays
 }

@@ -1,7 +1,7 @@
 // trace/backend.h — what runs a trace: the interface every executor implements.
 //
 // lazy/ hands each captured trace to one Backend. The reference evaluator is
-// always there ("reference"); cache/ provides the compiled ones ("cpu" through
+// always there ("reference"); runtime/ provides the compiled ones ("cpu" through
 // LLVM, "cuda" through NVRTC) behind trace and kernel caches.
 #pragma once
 

@@ -8,7 +8,7 @@
 // microseconds. The interpreter runs such a kernel straight from its kernel
 // IR, a block of elements per op, so a first sync compiles only what the
 // interpreter does not take; the runtime compiles an interpreted kernel once
-// its launches have cost about what the compile would (cache/cpu_backend.cpp,
+// its launches have cost about what the compile would (runtime/cpu_backend.cpp,
 // LT_INTERPRET_UP_MS).
 //
 // It computes the compiled code's values bit for bit, so a kernel that moves

@@ -149,7 +149,7 @@ bool fold_row_tails();
 /// process's math functions (scalar, and vector variants the loop vectoriser
 /// picks) instead of inlining their polynomials: a third of Full's compile
 /// time, for code 1.1-1.8x slower. The runtime recompiles it at Full in the
-/// background once it has run long enough (cache/cpu_backend.cpp,
+/// background once it has run long enough (runtime/cpu_backend.cpp,
 /// LT_TIER_UP_MS).
 enum class Tier : uint8_t { Quick = 0, Full = 1 };
 /// Every kernel has a quick tier (kernels with transcendentals only, before

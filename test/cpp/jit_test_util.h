@@ -8,7 +8,7 @@
 #include <functional>
 #include <random>
 
-#include "cache/cpu_backend.h"
+#include "runtime/cpu_backend.h"
 #include "jit/cpu/jit.h"
 #include "eval_test_util.h"
 #include "ir/builder.h"

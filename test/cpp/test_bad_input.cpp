@@ -17,7 +17,7 @@
 
 #include "cache/kernel_cache.h"
 #if LT_HAVE_CPU_JIT
-#include "cache/cpu_backend.h"
+#include "runtime/cpu_backend.h"
 #endif
 #include "ir/counters.h"
 #include "lazy/lazytensor.h"

@@ -8,7 +8,7 @@
 #include <cstring>
 #include <filesystem>
 
-#include "cache/cuda_backend.h"
+#include "runtime/cuda_backend.h"
 #include "cache/kernel_cache.h"
 #include "cuda_test_util.h"
 #include "ir/counters.h"

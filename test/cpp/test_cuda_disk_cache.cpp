@@ -7,7 +7,7 @@
 #include <filesystem>
 #include <fstream>
 
-#include "cache/cuda_backend.h"
+#include "runtime/cuda_backend.h"
 #include "cache/kernel_cache.h"
 #include "cuda_test_util.h"
 #include "ir/counters.h"

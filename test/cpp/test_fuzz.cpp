@@ -15,7 +15,7 @@
 #include "tools/fuzz/fuzz.h"
 #include "trace/capture.h"
 #if LT_HAVE_CPU_JIT
-#include "cache/cpu_backend.h"
+#include "runtime/cpu_backend.h"
 #endif
 
 using namespace lt;

@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "cache/cpu_backend.h"
+#include "runtime/cpu_backend.h"
 #include "cache/trace_cache.h"
 #include "lazy/lazytensor.h"
 #include "lazy/runtime.h"

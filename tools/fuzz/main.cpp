@@ -22,7 +22,7 @@
 #include "ir/counters.h"
 #include "tools/fuzz/fuzz.h"
 #if LT_HAVE_CPU_JIT
-#include "cache/cpu_backend.h"
+#include "runtime/cpu_backend.h"
 #endif
 
 int main(int argc, char** argv) {

@@ -1,5 +1,5 @@
-// cache/background_worker.cpp — the background job thread (background_worker.h).
-#include "cache/background_worker.h"
+// runtime/background_worker.cpp — the background job thread (background_worker.h).
+#include "runtime/background_worker.h"
 
 #include <pthread.h>
 

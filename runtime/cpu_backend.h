@@ -1,4 +1,4 @@
-// cache/cpu_backend.h — the "cpu" Backend: trace cache + kernel cache + launch.
+// runtime/cpu_backend.h — the "cpu" Backend: trace cache + kernel cache + launch.
 //
 // run(): trace hash (+ fusion policy) -> Executable (plan + loaded kernels).
 // The hit path neither schedules nor compiles: it binds params and scalars,

@@ -1,5 +1,5 @@
-// cache/cpu_backend.cpp — trace cache, kernel cache and the launch loop for "cpu".
-#include "cache/cpu_backend.h"
+// runtime/cpu_backend.cpp — trace cache, kernel cache and the launch loop for "cpu".
+#include "runtime/cpu_backend.h"
 
 #if LT_HAVE_CPU_JIT  // the cache layer is also built for CUDA alone (LT_WITH_LLVM=OFF)
 
@@ -9,9 +9,9 @@
 #include <atomic>
 #include <chrono>
 #include <cmath>
+#include <condition_variable>
 #include <cstdio>
 #include <cstdlib>
-#include <condition_variable>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -20,7 +20,6 @@
 #include <thread>
 
 #include "absl/container/flat_hash_map.h"
-#include "cache/background_worker.h"
 #include "cache/debug.h"
 #include "cache/kernel_cache.h"
 #include "cache/trace_cache.h"
@@ -28,6 +27,8 @@
 #include "ir/error.h"
 #include "jit/cpu/interpreter.h"
 #include "jit/cpu/jit.h"
+#include "runtime/background_worker.h"
+#include "runtime/executable.h"
 #include "scheduler/generic.h"
 #include "trace/capture.h"
 
@@ -121,7 +122,7 @@ bool generic_kernels_enabled() { return generic_kernels_flag().load(std::memory_
 /// time a Full compile costs, so promoting at most doubles what the kernel
 /// has cost so far, and repays itself soon after), at the end of the sync
 /// that made it hot; LT_TIER_BACKGROUND=1 on the background worker
-/// (cache/background_worker.h) while the program goes on instead. On this
+/// (runtime/background_worker.h) while the program goes on instead. On this
 /// project's 2-vCPU hosts the background compile takes a core from the
 /// kernels and made a GPT training loop slower (docs/cpu-jit.md, "Tiers").
 bool tiering_enabled() {
@@ -264,7 +265,7 @@ struct Interpreted {
 };
 
 struct Promotion {
-  /// Set for a kernel that starts in the interpreter (its entry in Executable::fns is empty).
+  /// Set for a kernel that starts in the interpreter (its entry in Executable::entries is empty).
   std::shared_ptr<Interpreted> interpreted;
   std::atomic<int64_t> run_ns{0};
   /// Set by the first launch, which is not counted: it holds one-time costs
@@ -353,9 +354,10 @@ class Fetch {
   std::vector<std::thread> workers_;
 };
 
-struct Executable {
-  std::shared_ptr<const Plan> plan;
-  std::vector<cpu::KernelEntry> fns;
+/// A trace's plan and per kernel its loaded code (`entries`; empty for one
+/// that starts in the interpreter), plus what tiering and the pipelined first
+/// launch keep.
+struct Executable : exec::Executable<cpu::KernelEntry> {
   std::vector<std::unique_ptr<Promotion>> promotions;  // per kernel; null where it runs at Full
   std::vector<size_t> first;  // the first kernel with the same key (whose entry and promotion it shares)
   std::vector<size_t> slot;   // per kernel: the index of its first among the distinct kernels (Fetch)
@@ -367,7 +369,7 @@ struct Executable {
   std::vector<int> fetch_counts;  // per distinct kernel: kernels compiled
 };
 
-class CpuBackend final : public Backend {
+class CpuBackend final : public exec::Executor<Executable> {
  public:
   std::string_view name() const override { return "cpu"; }
   std::vector<BufferPtr> run(const Trace& trace, const RunOptions& options) override;
@@ -381,8 +383,7 @@ class CpuBackend final : public Backend {
   std::shared_ptr<const Executable> executable(const Trace& trace, const RunOptions& options, bool* hit,
                                                double* compile_ms, int* compiled, bool pipelined = false);
   void clear() {
-    traces_.clear();
-    explainer_.clear();
+    clear_traces();
     generic_.clear();
     std::lock_guard<std::mutex> lock(mu_);
     kernels_.clear();
@@ -421,8 +422,6 @@ class CpuBackend final : public Backend {
   /// Remembers a loaded kernel without keeping it loaded (`fn.keep` is left empty).
   void remember(const Hash128& key, const cpu::KernelEntry& fn);
 
-  TraceCache<Executable> traces_;
-  RecompileExplainer explainer_;  // why a trace missed traces_ (only misses touch it)
   GenericKernels generic_;        // kernel structures seen, for shape-generic kernels
   std::mutex mu_;  // guards kernels_
   // Kernels by cache key, held weakly: the executables own them, so a kernel
@@ -442,11 +441,8 @@ class CpuBackend final : public Backend {
   std::shared_ptr<Interpreted> interpreted_state(const Kernel& k);
 };
 
-Hash128 trace_key(const Hash128& trace_hash, const FusionPolicy& policy) {
-  return StableHasher().add(trace_hash).add_string(policy.name()).finish();
-}
-
-Hash128 hash_of(const Trace& trace) { return trace.hash == Hash128{} ? hash_trace(trace) : trace.hash; }
+using exec::hash_of;
+using exec::trace_key;
 
 cpu::KernelEntry CpuBackend::kernel(const Kernel& k, double* compile_ms, int* compiled, cpu::Tier tier, bool compile,
                                     bool promotion) {
@@ -647,18 +643,15 @@ std::shared_ptr<const Executable> CpuBackend::executable(const Trace& trace, con
     return cached;
   }
   *hit = false;
-  cache_debug::explain_miss(explainer_, trace, policy.name());
   auto exe = std::make_shared<Executable>();
-  Plan plan = schedule(trace, policy);
-  // A kernel that recurs with other sizes is rewritten to its shape-generic
-  // form, compiled once for all of them (scheduler/generic.h).
-  if (generic_kernels_enabled()) {
+  exe->plan = plan_miss(trace, policy, [&](Plan& plan) {
+    // A kernel that recurs with other sizes is rewritten to its shape-generic
+    // form, compiled once for all of them (scheduler/generic.h).
+    if (!generic_kernels_enabled()) return;
     int n = generic_.generalize_plan(&plan.kernels);
     counters::kernels_generic.add(n);
     exe->generic += n;
-  }
-  exe->plan = std::make_shared<const Plan>(std::move(plan));
-  if (debug_level() >= 3) std::fprintf(stderr, "[lt] %s", exe->plan->print().c_str());
+  });
   // The plan's kernels are fetched (memory, disk, or compiled) on several
   // threads at once; a kernel that occurs twice is fetched once.
   const std::vector<Kernel>& ks = exe->plan->kernels;
@@ -672,7 +665,7 @@ std::shared_ptr<const Executable> CpuBackend::executable(const Trace& trace, con
       if (fresh) distinct.push_back(i);
     }
   }
-  exe->fns.resize(ks.size());
+  exe->entries.resize(ks.size());
   exe->promotions.resize(ks.size());
   exe->first = first;
   std::vector<size_t> slot_of_first(ks.size(), 0);
@@ -692,7 +685,7 @@ std::shared_ptr<const Executable> CpuBackend::executable(const Trace& trace, con
     if (tiering_enabled() && cpu::kernel_has_quick_tier(ks[i])) {
       cpu::KernelEntry full = kernel(ks[i], ms, counts, cpu::Tier::Full, /*compile=*/false);
       if (full.fn) {
-        e->fns[i] = std::move(full);
+        e->entries[i] = std::move(full);
         return;
       }
       e->promotions[i] = std::make_unique<Promotion>();
@@ -705,13 +698,13 @@ std::shared_ptr<const Executable> CpuBackend::executable(const Trace& trace, con
           e->promotions[i]->interpreted = interpreted_state(ks[i]);
           return;
         }
-        e->fns[i] = std::move(quick);
+        e->entries[i] = std::move(quick);
         return;
       }
-      e->fns[i] = kernel(ks[i], ms, counts, cpu::Tier::Quick);
+      e->entries[i] = kernel(ks[i], ms, counts, cpu::Tier::Quick);
       return;
     }
-    e->fns[i] = kernel(ks[i], ms, counts);
+    e->entries[i] = kernel(ks[i], ms, counts);
   });
   exe->fetch->start(cpu::compile_threads());
   if (pipelined) {
@@ -779,48 +772,26 @@ std::vector<BufferPtr> CpuBackend::launch(const std::shared_ptr<const Executable
   // Bind buffers: params from the trace, fresh outputs, temporaries by slot.
   std::vector<BufferPtr> slots(plan.temp_slot_bytes.size());
   for (size_t s = 0; s < slots.size(); ++s) slots[s] = make_buffer(DType::Bool, plan.temp_slot_bytes[s]);
-  std::vector<BufferPtr> bound(plan.buffers.size());
-  std::vector<void*> data(plan.buffers.size());
-  for (size_t i = 0; i < plan.buffers.size(); ++i) {
-    const PlanBuffer& b = plan.buffers[i];
-    switch (b.role) {
-      case PlanBuffer::Role::Param: {
-        if (b.index >= static_cast<int32_t>(params.size()) || !params[b.index])
-          fail(ErrorKind::Runtime, "cpu backend: trace parameter ", b.index, " has no buffer");
-        const BufferPtr& p = params[b.index];
-        if (p->dtype() != b.dtype || p->numel() != b.numel)
-          fail(ErrorKind::Runtime, "cpu backend: parameter ", b.index, " is ", dtype_name(p->dtype()), "[", p->numel(),
-               "], expected ", dtype_name(b.dtype), "[", b.numel, "]");
-        bound[i] = p;
-        break;
-      }
-      case PlanBuffer::Role::Output: bound[i] = make_buffer(b.dtype, b.numel); break;
-      case PlanBuffer::Role::Temp: bound[i] = slots[b.index]; break;
-    }
-    data[i] = bound[i]->data();
-  }
+  std::vector<BufferPtr> bound = exec::bind_plan_buffers<BufferPtr>(
+      plan, params, "cpu", [](const PlanBuffer&, const BufferPtr& p) { return p; },
+      [](const PlanBuffer& b) { return make_buffer(b.dtype, b.numel); }, [&](int32_t slot) { return slots[slot]; });
+  std::vector<void*> data(bound.size());
+  for (size_t i = 0; i < bound.size(); ++i) data[i] = bound[i]->data();
 
-  std::vector<void*> ptrs;
-  std::vector<int64_t> scalar_bits;
   std::vector<size_t> promote_now;  // hot Quick kernels, recompiled once this sync's kernels have run
   std::vector<size_t> tier_up_now;  // hot interpreted kernels, compiled once this sync's kernels have run
   const int64_t sync = syncs_.fetch_add(1) + 1;
-  for (size_t ki = 0; ki < plan.kernels.size(); ++ki) {
-    const Kernel& k = plan.kernels[ki];
+  exec::launch_kernels(plan, data, scalars, [&](size_t ki, const Kernel& k, void** ptrs, int64_t* scalar_bits) {
     if (exe.fetch) exe.fetch->wait(exe.slot[ki]);  // a new executable: this kernel's fetch
-    ptrs.clear();
-    for (const KernelBuffer& kb : k.buffers) ptrs.push_back(kb.plan_buffer >= 0 ? data[kb.plan_buffer] : nullptr);
-    scalar_bits.clear();
-    for (size_t s = 0; s < k.scalar_types.size(); ++s) scalar_bits.push_back(kernel_scalar_bits(k, s, scalars));
     auto k0 = Clock::now();
     Promotion* promo = exe.promotions[exe.first[ki]].get();
     std::shared_ptr<const cpu::KernelEntry> full = promo ? std::atomic_load(&promo->full) : nullptr;
     Interpreted* interp = promo && !full ? promo->interpreted.get() : nullptr;
     std::shared_ptr<const cpu::KernelEntry> quick = interp ? std::atomic_load(&interp->quick) : nullptr;
-    const cpu::KernelEntry& entry = full ? *full : quick ? *quick : exe.fns[exe.first[ki]];
+    const cpu::KernelEntry& entry = full ? *full : quick ? *quick : exe.entries[exe.first[ki]];
     if (!entry.fn) {  // in the interpreter until it is hot
-      if (interpret_check()) check_interpreter(k, ptrs.data(), scalar_bits.data());
-      cpu::launch_interpreted(k, ptrs.data(), scalar_bits.data());
+      if (interpret_check()) check_interpreter(k, ptrs, scalar_bits);
+      cpu::launch_interpreted(k, ptrs, scalar_bits);
       counters::kernels_launched.add();
       int64_t ns = std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now() - k0).count();
       const bool hot = interp->ns.fetch_add(ns) + ns >= interpret_up_ns() ||
@@ -831,22 +802,23 @@ std::vector<BufferPtr> CpuBackend::launch(const std::shared_ptr<const Executable
         std::fprintf(stderr, "[lt]   %-40s %9.3f ms %8.2f GB/s (interpreted)\n", k.name.c_str(), ms,
                      ms > 0 ? static_cast<double>(k.bytes_moved()) / (ms * 1e6) : 0.0);
       }
-      continue;
+      return;
     }
-    cpu::launch_kernel(k, entry, ptrs.data(), scalar_bits.data());
+    cpu::launch_kernel(k, entry, ptrs, scalar_bits);
     counters::kernels_launched.add();
     if (promo && !full) {
       int64_t ns = promo->launched.exchange(true)
                        ? std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now() - k0).count()
                        : 0;
-      if (promo->run_ns.fetch_add(ns) + ns >= tier_up_ns() && !promo->started.exchange(true)) promote_now.push_back(exe.first[ki]);
+      if (promo->run_ns.fetch_add(ns) + ns >= tier_up_ns() && !promo->started.exchange(true))
+        promote_now.push_back(exe.first[ki]);
     }
     if (debug_level() >= 2) {
       double ms = ms_between(k0, Clock::now());
       std::fprintf(stderr, "[lt]   %-40s %9.3f ms %8.2f GB/s\n", k.name.c_str(), ms,
                    ms > 0 ? static_cast<double>(k.bytes_moved()) / (ms * 1e6) : 0.0);
     }
-  }
+  });
   // At most kTierUpsPerSync compiles per sync, the hottest first: a step
   // whose kernels all became hot at once spreads their compiles over the
   // next steps instead of pausing for all of them (the others stay

@@ -1,4 +1,4 @@
-// cache/cuda_backend.cpp — trace cache, cubin cache and the launch loop for "cuda".
+// runtime/cuda_backend.cpp — trace cache, cubin cache and the launch loop for "cuda".
 //
 // Kernels missing from the in-memory cubin cache are compiled together, as one
 // NVRTC program, because NVRTC's fixed cost per program dwarfs a kernel's own
@@ -8,7 +8,7 @@
 // key covers the kernels and the code generator), the target architecture and
 // the NVRTC version. A process that meets the same traces in the same order
 // misses memory with the same kernel groups and loads every module from disk.
-#include "cache/cuda_backend.h"
+#include "runtime/cuda_backend.h"
 
 #if LT_HAVE_CUDA
 
@@ -29,6 +29,7 @@
 #include "jit/cuda/codegen.h"
 #include "jit/cuda/driver.h"
 #include "jit/cuda/nvrtc.h"
+#include "runtime/executable.h"
 #include "trace/capture.h"
 
 namespace lt {
@@ -52,19 +53,17 @@ using cache_debug::ms_between;
 
 using cache_debug::debug_level;
 
+/// One kernel's function in a loaded module and its launch shape.
 struct LoadedKernel {
   void* function = nullptr;
-  int block = 256;
-  int64_t items = 0;
+  int block = 256;    ///< threads per block
+  int64_t items = 0;  ///< work items (the grid covers them); 0: nothing to launch
   int64_t items_per_block = 1;
 };
 
-struct Executable {
-  std::shared_ptr<const Plan> plan;
-  std::vector<LoadedKernel> kernels;
-};
+using Executable = exec::Executable<LoadedKernel>;
 
-class CudaBackend final : public Backend {
+class CudaBackend final : public exec::Executor<Executable> {
  public:
   std::string_view name() const override { return "cuda"; }
   std::vector<BufferPtr> run(const Trace& trace, const RunOptions& options) override { return run(trace, options, 0, nullptr); }
@@ -73,8 +72,7 @@ class CudaBackend final : public Backend {
   std::vector<BufferPtr> run(const Trace& trace, const RunOptions& options, int timed_reps, std::vector<std::vector<float>>* times);
 
   void clear() {
-    traces_.clear();
-    explainer_.clear();
+    clear_traces();
     std::lock_guard<std::mutex> lock(mu_);
     kernels_.clear();
   }
@@ -85,9 +83,7 @@ class CudaBackend final : public Backend {
   std::vector<LoadedKernel> kernels(const std::vector<Kernel>& kernels, const std::string& label, double* compile_ms,
                                     int* compiled);
 
-  std::mutex mu_;
-  TraceCache<Executable> traces_;
-  RecompileExplainer explainer_;  // why a trace missed traces_ (only misses touch it)
+  std::mutex mu_;  // guards kernels_
   absl::flat_hash_map<Hash128, LoadedKernel> kernels_;
 };
 
@@ -184,26 +180,18 @@ std::vector<LoadedKernel> CudaBackend::kernels(const std::vector<Kernel>& kernel
   return out;
 }
 
-Hash128 trace_key(const Trace& trace, const FusionPolicy& policy) {
-  Hash128 h = trace.hash;
-  if (h == Hash128{}) h = hash_trace(trace);
-  return StableHasher().add(h).add_string(policy.name()).add_string("cuda").finish();
-}
-
 std::shared_ptr<const Executable> CudaBackend::executable(const Trace& trace, const RunOptions& options, bool* hit,
                                                           double* compile_ms, int* compiled) {
   const FusionPolicy& policy = fusion_policy(options.fusion);
-  Hash128 key = trace_key(trace, policy);
+  Hash128 key = exec::trace_key(exec::hash_of(trace), policy, "cuda");
   if (std::shared_ptr<const Executable> cached = traces_.find(key)) {
     *hit = true;
     return cached;
   }
   *hit = false;
-  cache_debug::explain_miss(explainer_, trace, policy.name());
   auto exe = std::make_shared<Executable>();
-  exe->plan = std::make_shared<const Plan>(schedule(trace, policy));
-  if (debug_level() >= 3) std::fprintf(stderr, "[lt] %s", exe->plan->print().c_str());
-  exe->kernels = kernels(exe->plan->kernels, "lt_trace_" + hash_hex(key), compile_ms, compiled);
+  exe->plan = plan_miss(trace, policy);
+  exe->entries = kernels(exe->plan->kernels, "lt_trace_" + hash_hex(key), compile_ms, compiled);
   return traces_.insert(key, std::move(exe));
 }
 
@@ -226,76 +214,59 @@ std::vector<BufferPtr> CudaBackend::run(const Trace& trace, const RunOptions& op
   for (int64_t bytes : plan.temp_slot_bytes) slots.emplace_back(static_cast<size_t>(bytes));
   std::vector<cuda::DeviceBlock> owned;
   owned.reserve(plan.buffers.size());
-  std::vector<cuda::DevicePtr> ptr(plan.buffers.size(), 0);
-  for (size_t i = 0; i < plan.buffers.size(); ++i) {
-    const PlanBuffer& b = plan.buffers[i];
-    switch (b.role) {
-      case PlanBuffer::Role::Param: {
-        if (b.index >= static_cast<int32_t>(trace.params.size()) || !trace.params[b.index])
-          fail(ErrorKind::Runtime, "cuda backend: trace parameter ", b.index, " has no buffer");
-        const BufferPtr& p = trace.params[b.index];
-        if (p->dtype() != b.dtype || p->numel() != b.numel)
-          fail(ErrorKind::Runtime, "cuda backend: parameter ", b.index, " is ", dtype_name(p->dtype()), "[", p->numel(),
-               "], expected ", dtype_name(b.dtype), "[", b.numel, "]");
+  std::vector<cuda::DevicePtr> ptr = exec::bind_plan_buffers<cuda::DevicePtr>(
+      plan, trace.params, "cuda",
+      [&](const PlanBuffer&, const BufferPtr& p) {
         owned.emplace_back(p->nbytes());
         cuda::copy_to_device(owned.back().ptr(), p->data(), p->nbytes());
         counters::cuda_bytes_to_device.add(static_cast<int64_t>(p->nbytes()));
-        ptr[i] = owned.back().ptr();
-        break;
-      }
-      case PlanBuffer::Role::Output:
+        return owned.back().ptr();
+      },
+      [&](const PlanBuffer& b) {
         owned.emplace_back(nbytes(b.dtype, b.numel));
-        ptr[i] = owned.back().ptr();
-        break;
-      case PlanBuffer::Role::Temp: ptr[i] = slots[b.index].ptr(); break;
-    }
-  }
+        return owned.back().ptr();
+      },
+      [&](int32_t slot) { return slots[slot].ptr(); });
   cuda::DeviceBlock error_slot(sizeof(cuda::ErrorSlot));
   cuda::fill_zero(error_slot.ptr(), sizeof(cuda::ErrorSlot));
 
   const cuda::DeviceInfo& dev = cuda::device_info();
-  std::vector<cuda::DevicePtr> args;
-  std::vector<int64_t> scalars;
   std::vector<void*> params;
   if (times) times->assign(plan.kernels.size(), {});
   for (int rep = 0; rep <= timed_reps; ++rep) {
-    for (size_t ki = 0; ki < plan.kernels.size(); ++ki) {
-      const Kernel& k = plan.kernels[ki];
-      const LoadedKernel& lk = exe->kernels[ki];
-      if (lk.items <= 0) continue;
-      args.clear();
-      for (const KernelBuffer& kb : k.buffers) args.push_back(kb.plan_buffer >= 0 ? ptr[kb.plan_buffer] : cuda::DevicePtr{});
-      scalars.clear();
-      for (size_t s = 0; s < k.scalar_types.size(); ++s) scalars.push_back(kernel_scalar_bits(k, s, trace.scalars));
-      cuda::DevicePtr err = error_slot.ptr();
-      int64_t n = lk.items;
-      params.clear();
-      for (cuda::DevicePtr& a : args) params.push_back(&a);
-      for (int64_t& s : scalars) params.push_back(&s);
-      params.push_back(&err);
-      params.push_back(&n);
-      int64_t blocks_needed = (lk.items + lk.items_per_block - 1) / lk.items_per_block;
-      int64_t resident = std::max(1, dev.sm_count) * std::max(1, 2048 / lk.block);
-      unsigned grid = static_cast<unsigned>(std::clamp<int64_t>(blocks_needed, 1, resident));
-      if (rep > 0) {
-        cuda::Event start, stop;
-        start.record();
-        cuda::launch(lk.function, grid, static_cast<unsigned>(lk.block), 0, params.data());
-        stop.record();
-        (*times)[ki].push_back(stop.elapsed_ms_since(start));
-      } else if (debug_level() >= 2) {
-        cuda::Event start, stop;
-        start.record();
-        cuda::launch(lk.function, grid, static_cast<unsigned>(lk.block), 0, params.data());
-        stop.record();
-        float ms = stop.elapsed_ms_since(start);
-        std::fprintf(stderr, "[lt]   %-40s %9.3f ms %8.2f GB/s grid=%u block=%d\n", k.name.c_str(), ms,
-                     ms > 0 ? static_cast<double>(k.bytes_moved()) / (ms * 1e6) : 0.0, grid, lk.block);
-      } else {
-        cuda::launch(lk.function, grid, static_cast<unsigned>(lk.block), 0, params.data());
-      }
-      counters::cuda_kernels_launched.add();
-    }
+    exec::launch_kernels(
+        plan, ptr, trace.scalars, [&](size_t ki, const Kernel& k, cuda::DevicePtr* args, int64_t* scalars) {
+          const LoadedKernel& lk = exe->entries[ki];
+          if (lk.items <= 0) return;
+          cuda::DevicePtr err = error_slot.ptr();
+          int64_t n = lk.items;
+          params.clear();
+          for (size_t a = 0; a < k.buffers.size(); ++a) params.push_back(&args[a]);
+          for (size_t s = 0; s < k.scalar_types.size(); ++s) params.push_back(&scalars[s]);
+          params.push_back(&err);
+          params.push_back(&n);
+          int64_t blocks_needed = (lk.items + lk.items_per_block - 1) / lk.items_per_block;
+          int64_t resident = std::max(1, dev.sm_count) * std::max(1, 2048 / lk.block);
+          unsigned grid = static_cast<unsigned>(std::clamp<int64_t>(blocks_needed, 1, resident));
+          if (rep > 0) {
+            cuda::Event start, stop;
+            start.record();
+            cuda::launch(lk.function, grid, static_cast<unsigned>(lk.block), 0, params.data());
+            stop.record();
+            (*times)[ki].push_back(stop.elapsed_ms_since(start));
+          } else if (debug_level() >= 2) {
+            cuda::Event start, stop;
+            start.record();
+            cuda::launch(lk.function, grid, static_cast<unsigned>(lk.block), 0, params.data());
+            stop.record();
+            float ms = stop.elapsed_ms_since(start);
+            std::fprintf(stderr, "[lt]   %-40s %9.3f ms %8.2f GB/s grid=%u block=%d\n", k.name.c_str(), ms,
+                         ms > 0 ? static_cast<double>(k.bytes_moved()) / (ms * 1e6) : 0.0, grid, lk.block);
+          } else {
+            cuda::launch(lk.function, grid, static_cast<unsigned>(lk.block), 0, params.data());
+          }
+          counters::cuda_kernels_launched.add();
+        });
   }
   std::vector<BufferPtr> outputs;
   for (int32_t b : plan.outputs) {
@@ -312,9 +283,10 @@ std::vector<BufferPtr> CudaBackend::run(const Trace& trace, const RunOptions& op
     raise_bad_index(err.code, err.value, err.axis, err.bound);
   }
   if (debug_level() >= 1) {
-    std::fprintf(stderr, "[lt] sync trace=%s %s backend=cuda policy=%s kernels=%zu compiled=%d compile_ms=%.2f run_ms=%.3f\n",
-                 hash_hex(trace.hash).c_str(), hit ? "hit" : "miss", plan.policy.c_str(), plan.kernels.size(), compiled,
-                 compile_ms, ms_between(t1, Clock::now()));
+    std::fprintf(stderr,
+                 "[lt] sync trace=%s %s backend=cuda policy=%s kernels=%zu compiled=%d compile_ms=%.2f run_ms=%.3f\n",
+                 hash_hex(exec::hash_of(trace)).c_str(), hit ? "hit" : "miss", plan.policy.c_str(), plan.kernels.size(),
+                 compiled, compile_ms, ms_between(t1, Clock::now()));
   }
   (void)t0;
   return outputs;

@@ -1,6 +1,6 @@
-// cache/background_worker.h — one thread that runs jobs in order, off the
+// runtime/background_worker.h — one thread that runs jobs in order, off the
 // caller's thread: the cpu backend's promotions of hot kernels to the full
-// tier (cache/cpu_backend.cpp, docs/cpu-jit.md "Tiers").
+// tier (runtime/cpu_backend.cpp, docs/cpu-jit.md "Tiers").
 //
 // The thread starts with the first job. At exit the queued jobs are dropped
 // and the one running is waited for (a compile must not run while libLLVM's

@@ -1,4 +1,4 @@
-// cache/cuda_backend.h — the "cuda" Backend: trace cache + cubin cache + launch.
+// runtime/cuda_backend.h — the "cuda" Backend: trace cache + cubin cache + launch.
 //
 // Built only when the CUDA toolkit (NVRTC) was found (LT_HAVE_CUDA). Runs
 // without a driver: every call that needs a device raises lt::Error
