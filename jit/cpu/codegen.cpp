@@ -134,7 +134,9 @@ class Codegen {
   // fold_tail > 0: the vectoriser runs the remainder as a masked vector
   // iteration instead of a scalar loop (row loops, see fold_row_tail); < 0:
   // it may not (a loop shorter than a vector then stays scalar).
-  void end_loop(Loop& l, int interleave = 0, int fold_tail = 0);
+  // unroll_vectorized: the vectorised loop is unrolled whole (Rows lane
+  // loops: their accumulators then stay in registers).
+  void end_loop(Loop& l, int interleave = 0, int fold_tail = 0, bool unroll_vectorized = false);
   // Ends a loop whose induction variable advances by `next` (a value of the body).
   void end_loop_at(Loop& l, Value* next);
   // Emits the element DAG's effects for inner coordinate iv.
@@ -221,7 +223,7 @@ Codegen::Loop Codegen::begin_loop(Value* start, Value* end, const char* name, in
   return l;
 }
 
-void Codegen::end_loop(Loop& l, int interleave, int fold_tail) {
+void Codegen::end_loop(Loop& l, int interleave, int fold_tail, bool unroll_vectorized) {
   Value* next = b_.CreateAdd(l.iv, i64(l.step), "", true, true);
   l.iv->addIncoming(next, b_.GetInsertBlock());
   llvm::BranchInst* br = b_.CreateBr(l.header);
@@ -238,6 +240,12 @@ void Codegen::end_loop(Loop& l, int interleave, int fold_tail) {
     llvm::Metadata* fold[] = {llvm::MDString::get(ctx_, "llvm.loop.vectorize.predicate.enable"),
                               llvm::ConstantAsMetadata::get(fold_tail > 0 ? b_.getTrue() : b_.getFalse())};
     ops.push_back(llvm::MDNode::get(ctx_, fold));
+  }
+  if (unroll_vectorized) {
+    llvm::Metadata* full[] = {llvm::MDString::get(ctx_, "llvm.loop.unroll.full")};
+    llvm::Metadata* follow[] = {llvm::MDString::get(ctx_, "llvm.loop.vectorize.followup_vectorized"),
+                                llvm::MDNode::get(ctx_, full)};
+    ops.push_back(llvm::MDNode::get(ctx_, follow));
   }
   if (ops.size() > 1) {
     llvm::MDNode* md = llvm::MDNode::getDistinct(ctx_, ops);
@@ -1147,7 +1155,7 @@ void Codegen::gen_rows(Value* begin, Value* end) {
       Loop chunk = begin_loop(i64(0), whole, "chunk", L);
       Loop lane = begin_loop(i64(0), i64(L), "lane");
       body(b_.CreateAdd(chunk.iv, lane.iv), lane.iv);
-      end_loop(lane);
+      end_loop(lane, 0, 0, true);
       end_loop(chunk);
       Value* rest = b_.CreateSub(run_len, whole);
       llvm::BasicBlock* last = llvm::BasicBlock::Create(ctx_, "tail.pre", fn_);
@@ -1156,7 +1164,7 @@ void Codegen::gen_rows(Value* begin, Value* end) {
       b_.SetInsertPoint(last);
       Loop tail = begin_loop(i64(0), i64(L), "tail");
       body(b_.CreateAdd(whole, tail.iv), tail.iv, b_.CreateICmpSLT(tail.iv, rest));
-      end_loop(tail);
+      end_loop(tail, 0, 0, true);
       b_.CreateBr(done);
       b_.SetInsertPoint(done);
       m_.getOrInsertNamedMetadata("lt.row_lanes");
@@ -1224,7 +1232,8 @@ int64_t row_lanes(const Kernel& k) {
   for (size_t a = nested ? r - 1 : outer; a < r; ++a)
     if (k.symbolic_axis(a)) return kRowLanesLong;
   int64_t run = nested ? k.domain.back() : k.inner_size();
-  return run < kShortRow ? kRowLanesShort : kRowLanesLong;
+  if (run < kShortRow) return kRowLanesShort;
+  return kernel_math_functions(k).empty() ? kRowLanesLong : kRowLanesMath;
 }
 
 DType reduction_acc_type(const Kernel& k, const KOp& o) {

@@ -25,9 +25,11 @@ void generate_kernel(const Kernel& kernel, llvm::Module& module, const std::stri
 /// the same bits on every vector width, in both tiers and in the
 /// interpreter (docs/cpu-jit.md, "Rows reductions"). Max, min, argmax and
 /// integer reductions give one value in any order. L is 16 for runs shorter
-/// than 256 (a row's fixed cost: its lanes' initialisation and tree) and 64
-/// for longer or runtime-length runs (four vectors of adds in flight).
-constexpr int64_t kRowLanesShort = 16, kRowLanesLong = 64;
+/// than 256 (a row's fixed cost: its lanes' initialisation and tree), 32 for
+/// longer runs of kernels with transcendentals (registers for their
+/// polynomials: softmax of 4096-long rows ran ~10% slower with 64) and 64
+/// for the other long or runtime-length runs (several vectors of adds in flight).
+constexpr int64_t kRowLanesShort = 16, kRowLanesMath = 32, kRowLanesLong = 64;
 int64_t row_lanes(const Kernel& kernel);
 /// The type a reduction (or scan) accumulates in: float32 sums and products
 /// in float64, float16/bfloat16 ones in float32, argmax/argmin the input's.
