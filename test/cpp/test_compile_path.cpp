@@ -253,16 +253,20 @@ BOOST_AUTO_TEST_CASE(other_sizes_of_a_structure_within_its_first_plan_stay_speci
   BOOST_TEST(q.kernels[0].symbolic_domain());
 }
 
+namespace {
+// Off the disk cache, where an earlier run of the suite stored the kernels' compiled code.
+struct NoDiskCache {
+  NoDiskCache() { set_kernel_cache_config({"", 0}); }
+  ~NoDiskCache() { set_kernel_cache_config(KernelCacheConfig::from_env()); }
+};
+}  // namespace
+
 // The interpreter tier (jit/cpu/interpreter.h): a new elementwise kernel runs
 // interpreted, is compiled once its launches have taken LT_INTERPRET_UP_MS,
 // and every run before and after computes the same bits.
 BOOST_AUTO_TEST_CASE(a_cold_elementwise_kernel_runs_in_the_interpreter_then_compiles_with_the_same_bits) {
   if (!cpu_interpreter()) return;  // LT_INTERPRETER=0
-  // Off the disk cache, where an earlier run of the suite stored this kernel's compiled code.
-  set_kernel_cache_config({"", 0});
-  struct Restore {
-    ~Restore() { set_kernel_cache_config(KernelCacheConfig::from_env()); }
-  } restore;
+  NoDiskCache no_disk_cache;
   NodePtr x = random_input(DType::Float32, {1 << 16}, -4, 4, 91);  // small enough to interpret (interpreted_cost_ns)
   NodePtr y = ops::add(ops::mul(ops::tanh(ops::mul(x, f32(1.0625))), f32(0.75)), ops::mul(x, f32(-0.1875)));
   Trace t = capture_trace({y}).trace;
@@ -292,10 +296,7 @@ BOOST_AUTO_TEST_CASE(a_cold_elementwise_kernel_runs_in_the_interpreter_then_comp
 // the same bits once compiled.
 BOOST_AUTO_TEST_CASE(a_cold_rows_kernel_runs_in_the_interpreter_then_compiles_with_the_same_bits) {
   if (!cpu_interpreter()) return;  // LT_INTERPRETER=0
-  set_kernel_cache_config({"", 0});
-  struct Restore {
-    ~Restore() { set_kernel_cache_config(KernelCacheConfig::from_env()); }
-  } restore;
+  NoDiskCache no_disk_cache;
   NodePtr a = random_input(DType::Float32, {40, 77}, -3, 3, 92);
   NodePtr b = random_input(DType::Float32, {6, 1000}, -3, 3, 93);
   NodePtr c = random_input(DType::Float32, {300, 24}, -3, 3, 94);
