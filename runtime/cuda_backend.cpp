@@ -200,7 +200,6 @@ size_t nbytes(DType d, int64_t numel) { return static_cast<size_t>(numel) * dtyp
 std::vector<BufferPtr> CudaBackend::run(const Trace& trace, const RunOptions& options, int timed_reps,
                                         std::vector<std::vector<float>>* times) {
   cuda::require_device();
-  auto t0 = Clock::now();
   bool hit = false;
   double compile_ms = 0;
   int compiled = 0;
@@ -288,7 +287,6 @@ std::vector<BufferPtr> CudaBackend::run(const Trace& trace, const RunOptions& op
                  hash_hex(exec::hash_of(trace)).c_str(), hit ? "hit" : "miss", plan.policy.c_str(), plan.kernels.size(),
                  compiled, compile_ms, ms_between(t1, Clock::now()));
   }
-  (void)t0;
   return outputs;
 }
 

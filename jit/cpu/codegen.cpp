@@ -1029,8 +1029,8 @@ void Codegen::gen_rows(Value* begin, Value* end) {
       collect_row_deps(st.offset, seen);
       if (st.from == p) collect_row_deps(st.value, seen);
     }
-    // Float sums and products accumulate in kRowLanes lanes in an order the
-    // kernel IR fixes (jit.h, "Rows reductions"); the other reductions'
+    // Float sums and products accumulate in row_lanes() lanes in an order
+    // the kernel IR fixes (codegen.h, docs/cpu-jit.md "Rows reductions"); the other reductions'
     // values do not depend on their order and keep one accumulator that
     // the loop vectoriser spreads over its lanes.
     const int64_t L = row_lanes(k_);
