@@ -3,6 +3,7 @@
 
 #include <sys/mman.h>
 
+#include <atomic>
 #include <cstdlib>
 #include <map>
 #include <mutex>
@@ -85,7 +86,12 @@ void* system_alloc(size_t capacity) {
 
 }  // namespace
 
-Buffer::Buffer(DType dtype, int64_t numel) : numel_(numel), dtype_(dtype) {
+namespace {
+std::atomic<uint64_t> next_buffer_id{1};
+}  // namespace
+
+Buffer::Buffer(DType dtype, int64_t numel)
+    : numel_(numel), dtype_(dtype), id_(next_buffer_id.fetch_add(1, std::memory_order_relaxed)) {
   if (numel < 0) fail(ErrorKind::Runtime, "Buffer: negative element count ", numel);
   size_t bytes = static_cast<size_t>(numel) * dtype_size(dtype);
   if (numel > 0 && bytes / static_cast<size_t>(numel) != dtype_size(dtype)) {
@@ -102,7 +108,7 @@ Buffer::Buffer(DType dtype, int64_t numel) : numel_(numel), dtype_(dtype) {
 }
 
 Buffer::Buffer(std::shared_ptr<const Buffer> base, int64_t offset, int64_t numel)
-    : capacity_(0), numel_(numel), dtype_(base->dtype_) {
+    : capacity_(0), numel_(numel), dtype_(base->dtype_), id_(next_buffer_id.fetch_add(1, std::memory_order_relaxed)) {
   if (offset < 0 || numel < 0 || offset > base->numel_ - numel) {
     fail(ErrorKind::Runtime, "Buffer: a view of elements [", offset, ", ", offset + numel, ") of a buffer of ",
          base->numel_, " elements");

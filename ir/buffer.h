@@ -28,6 +28,11 @@ class Buffer {
 
   DType dtype() const { return dtype_; }
   int64_t numel() const { return numel_; }
+  /// A process-unique serial, never reused (a recycled block gets a new one). A
+  /// buffer is not written after it is filled, so (id, region) names fixed
+  /// contents: caches of values derived from a buffer (the matmul's packed
+  /// operands, jit/cpu/matmul.cpp) key on it, not on the address.
+  uint64_t id() const { return id_; }
   size_t nbytes() const { return static_cast<size_t>(numel_) * dtype_size(dtype_); }
   void* data() { return data_; }
   const void* data() const { return data_; }
@@ -41,6 +46,7 @@ class Buffer {
   size_t capacity_;  ///< 0 for a view
   int64_t numel_;
   DType dtype_;
+  uint64_t id_;
   std::shared_ptr<const Buffer> base_;  ///< the owner of the memory, for a view
 };
 

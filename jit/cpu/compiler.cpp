@@ -722,8 +722,9 @@ void launch_kernel(const Kernel& kernel, KernelFn fn, void* const* buffers, cons
   launch_kernel(kernel, entry, buffers, scalars);
 }
 
-void launch_kernel(const Kernel& kernel, const KernelEntry& entry, void* const* buffers, const int64_t* scalars) {
-  if (kernel.kind == KernelKind::MatMul) return launch_matmul(kernel, entry.fn, entry.keep, buffers, scalars);
+void launch_kernel(const Kernel& kernel, const KernelEntry& entry, void* const* buffers, const int64_t* scalars,
+                   const uint64_t* ids) {
+  if (kernel.kind == KernelKind::MatMul) return launch_matmul(kernel, entry.fn, entry.keep, buffers, scalars, ids);
   int64_t range = kernel.outer_size();
   if (range <= 0) return;
   ErrorSlot err;

@@ -9,6 +9,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <list>
 #include <memory>
 #include <mutex>
 #include <tuple>
@@ -16,6 +17,8 @@
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
+#include "ir/buffer.h"
+#include "ir/counters.h"
 #include "ir/error.h"
 #include "jit/cpu/codegen.h"
 #include "jit/cpu/interpreter.h"
@@ -885,43 +888,195 @@ void zero_pad_k(uint16_t* dst, int64_t panels, int64_t K, int64_t Kp, int64_t R,
       for (int64_t r = 0; r < R; ++r) dst[(panel * Kp + k - k % w) * R + w * r + k % w] = 0;
 }
 
-// Packs one operand into its panels at `dst`: directly when it is a strided
-// view with a constant base, else with its generated pack kernel (batched or
-// computed operands, and operands whose index checks must run).
+// Whether an operand is packed straight from its buffer at this launch (no
+// generated pack kernel): a strided view with a literal or index-argument base
+// (a slice start; a varying literal of a shape-generic kernel), not batched,
+// with no index checks to run.
+bool packs_from_buffer(const Kernel& k, const Table& t, const Operand& o, bool lhs) {
+  const MatMulView& v = *o.view;
+  const bool has_checks = lhs ? t.checks_a : t.checks_b;
+  const KOpCode base_code = v.valid() ? k.ops[v.base].code : KOpCode::Coord;
+  return !has_checks && (base_code == KOpCode::Const || base_code == KOpCode::Param) && o.batch == 1;
+}
+
+// How a buffer-packed operand's panels are laid out (part of a cached pack's key).
+enum class PackFormat : uint8_t { AmxRows, Pairs, Widen16, Copy32, Copy64 };
+
+PackFormat pack_format(const Kernel& k, const Table& t, const Operand& o, bool lhs) {
+  if (lhs && t.bl.bf16 == Bf16MatMul::Amx) return PackFormat::AmxRows;
+  if (t.bl.packs_bf16()) return PackFormat::Pairs;
+  if (k.buffers[o.view->buffer].dtype == DType::BFloat16) return PackFormat::Widen16;  // widened to float32 panels
+  return dtype_size(k.buffers[k.mm_acc].dtype) == 4 ? PackFormat::Copy32 : PackFormat::Copy64;
+}
+
+// The element where a buffer-packed operand starts in its buffer.
+int64_t operand_base(const Kernel& k, const MatMulView& v, const int64_t* scalars) {
+  return k.ops[v.base].code == KOpCode::Const ? k.ops[v.base].imm : scalars[k.ops[v.base].imm];
+}
+
+// Packs a buffer-packed operand (packs_from_buffer) into its panels at `dst`.
+void pack_from_buffer(const Kernel& k, const Table& t, const Dims& d, const Operand& o, PackFormat f,
+                      void* const* buffers, const int64_t* scalars, char* dst) {
+  const MatMulView& v = *o.view;
+  const int64_t Kp = t.bl.k_packed(d.K);
+  const char* src = static_cast<const char*>(buffers[v.buffer]);
+  const int64_t base = operand_base(k, v, scalars);
+  const uint16_t* src16 = reinterpret_cast<const uint16_t*>(src) + base;
+  switch (f) {
+    case PackFormat::AmxRows:
+      pack_amx_rows(src16, reinterpret_cast<uint16_t*>(dst), o.extent, d.K, Kp, o.R, o.s_panel, o.s_k);
+      break;
+    case PackFormat::Pairs:
+      pack_pairs(src16, reinterpret_cast<uint32_t*>(dst), o.extent, d.K, Kp, o.R, o.s_panel, o.s_k);
+      break;
+    case PackFormat::Widen16:
+      pack_strided(src16, reinterpret_cast<uint32_t*>(dst), o.extent, d.K, o.R, o.s_panel, o.s_k);
+      break;
+    case PackFormat::Copy32:
+      pack_strided(reinterpret_cast<const uint32_t*>(src) + base, reinterpret_cast<uint32_t*>(dst), o.extent, d.K,
+                   o.R, o.s_panel, o.s_k);
+      break;
+    case PackFormat::Copy64:
+      pack_strided(reinterpret_cast<const uint64_t*>(src) + base, reinterpret_cast<uint64_t*>(dst), o.extent, d.K,
+                   o.R, o.s_panel, o.s_k);
+      break;
+  }
+  if (Kp > d.K)
+    zero_pad_k(reinterpret_cast<uint16_t*>(dst), o.panels, d.K, Kp, o.R, f == PackFormat::AmxRows ? 32 : 2);
+}
+
+// Packs one operand into its panels at `dst`: from its buffer when it is a
+// strided view with a constant base (packs_from_buffer), else with its
+// generated pack kernel (batched or computed operands, and operands whose
+// index checks must run).
 void pack_operand(const Kernel& k, const Table& t, const Dims& d, bool lhs, void* const* buffers,
                   const int64_t* scalars, char* dst, ErrorSlot* err) {
   const Operand o = operand_of(k, lhs, t.bl, d);
-  const MatMulView& v = *o.view;
-  const bool has_checks = lhs ? t.checks_a : t.checks_b;
-  const int64_t Kp = t.bl.k_packed(d.K);
-  const bool amx_rows = lhs && t.bl.bf16 == Bf16MatMul::Amx;
-  // A base that is a literal, or an index argument (a slice start; a varying literal of a shape-generic kernel).
-  const KOpCode base_code = v.valid() ? k.ops[v.base].code : KOpCode::Coord;
-  if (!has_checks && (base_code == KOpCode::Const || base_code == KOpCode::Param) && o.batch == 1) {
-    const char* src = static_cast<const char*>(buffers[v.buffer]);
-    const int64_t base = base_code == KOpCode::Const ? k.ops[v.base].imm : scalars[k.ops[v.base].imm];
-    const uint16_t* src16 = reinterpret_cast<const uint16_t*>(src) + base;
-    if (amx_rows)
-      pack_amx_rows(src16, reinterpret_cast<uint16_t*>(dst), o.extent, d.K, Kp, o.R, o.s_panel, o.s_k);
-    else if (t.bl.packs_bf16())
-      pack_pairs(src16, reinterpret_cast<uint32_t*>(dst), o.extent, d.K, Kp, o.R, o.s_panel, o.s_k);
-    else if (k.buffers[v.buffer].dtype == DType::BFloat16)  // widened to the float32 product's panels
-      pack_strided(reinterpret_cast<const uint16_t*>(src) + base, reinterpret_cast<uint32_t*>(dst), o.extent, d.K, o.R,
-                   o.s_panel, o.s_k);
-    else if (dtype_size(k.buffers[k.mm_acc].dtype) == 4)
-      pack_strided(reinterpret_cast<const uint32_t*>(src) + base, reinterpret_cast<uint32_t*>(dst), o.extent, d.K,
-                   o.R, o.s_panel, o.s_k);
-    else
-      pack_strided(reinterpret_cast<const uint64_t*>(src) + base, reinterpret_cast<uint64_t*>(dst), o.extent, d.K,
-                   o.R, o.s_panel, o.s_k);
-  } else {
-    std::vector<void*> bufs(buffers, buffers + k.buffers.size());
-    bufs.push_back(dst);
-    KernelArgs args{bufs.data(), scalars, err};
-    const SubFn& fn = lhs ? t.pack_a : t.pack_b;
-    parallel_ranges(o.batch * o.extent * d.K, 1 << 13, 1, [&](int64_t i0, int64_t i1) { fn(&args, i0, i1); });
+  if (packs_from_buffer(k, t, o, lhs)) {
+    pack_from_buffer(k, t, d, o, pack_format(k, t, o, lhs), buffers, scalars, dst);
+    return;
   }
-  if (Kp > d.K) zero_pad_k(reinterpret_cast<uint16_t*>(dst), o.batch * o.panels, d.K, Kp, o.R, amx_rows ? 32 : 2);
+  std::vector<void*> bufs(buffers, buffers + k.buffers.size());
+  bufs.push_back(dst);
+  KernelArgs args{bufs.data(), scalars, err};
+  const SubFn& fn = lhs ? t.pack_a : t.pack_b;
+  parallel_ranges(o.batch * o.extent * d.K, 1 << 13, 1, [&](int64_t i0, int64_t i1) { fn(&args, i0, i1); });
+  const int64_t Kp = t.bl.k_packed(d.K);
+  if (Kp > d.K)
+    zero_pad_k(reinterpret_cast<uint16_t*>(dst), o.batch * o.panels, d.K, Kp, o.R,
+               lhs && t.bl.bf16 == Bf16MatMul::Amx ? 32 : 2);
+}
+
+// ---- packed operands, kept across launches ---------------------------------------
+//
+// A weight read by matmul after matmul (each generated token's linear layers,
+// an RNN's recurrent weight at every time step, an inference loop) is packed
+// into the same panels every launch: in generation that was half the matmul
+// time. Buffers are not written after they are filled, and a Buffer's id is
+// never reused (ir/buffer.h), so the panels of (buffer id, region, layout) are
+// the same at every launch: they are kept, up to LT_PACK_CACHE_MB (default
+// 128; 0 turns this off), least recently used first out.
+//
+// Only operands that are trace parameters can be kept (the backend passes
+// their ids; temporaries share slots within a launch and get none), and only
+// from their second pack on: an operand packed once (most training-step
+// operands: the weights change every step) costs one small-table insert,
+// never an extra copy. Counters: matmul_packs_kept (panels stored),
+// matmul_pack_hits (launches that read kept panels), matmul_pack_cache_bytes
+// (held now).
+
+Counter packs_kept("matmul_packs_kept");
+Counter pack_hits("matmul_pack_hits");
+Counter pack_cache_bytes("matmul_pack_cache_bytes");
+
+struct PackKey {
+  uint64_t id;
+  int64_t base, extent, K, Kp, R, s_panel, s_k;
+  PackFormat format;
+  bool operator==(const PackKey& o) const {
+    return id == o.id && base == o.base && extent == o.extent && K == o.K && Kp == o.Kp && R == o.R &&
+           s_panel == o.s_panel && s_k == o.s_k && format == o.format;
+  }
+  template <typename H>
+  friend H AbslHashValue(H h, const PackKey& k) {
+    return H::combine(std::move(h), k.id, k.base, k.extent, k.K, k.Kp, k.R, k.s_panel, k.s_k, k.format);
+  }
+};
+
+struct PackCache {
+  struct Entry {
+    BufferPtr panels;  ///< from the caching allocator: no fresh pages per replacement
+    std::list<PackKey>::iterator lru;
+  };
+  std::mutex mu;
+  absl::flat_hash_map<PackKey, Entry> kept;
+  std::list<PackKey> lru;                     ///< most recently used first
+  absl::flat_hash_map<PackKey, bool> seen;    ///< packed once, not kept (cleared when large)
+  int64_t bytes = 0;
+  const int64_t budget = env_int("LT_PACK_CACHE_MB", 128) << 20;
+
+  /// Kept panels for `key`, or null. `*keep` is set when the caller should
+  /// pack into a new entry and add() it (the key's second pack).
+  BufferPtr find(const PackKey& key, int64_t size, bool* keep) {
+    *keep = false;
+    if (budget <= 0 || size > budget) return nullptr;
+    std::lock_guard<std::mutex> lock(mu);
+    auto it = kept.find(key);
+    if (it != kept.end()) {
+      lru.splice(lru.begin(), lru, it->second.lru);
+      return it->second.panels;
+    }
+    if (seen.size() >= 4096) seen.clear();
+    *keep = !seen.emplace(key, true).second;
+    return nullptr;
+  }
+  void add(const PackKey& key, BufferPtr panels) {
+    std::lock_guard<std::mutex> lock(mu);
+    if (kept.contains(key)) return;
+    const auto size = static_cast<int64_t>(panels->nbytes());
+    while (bytes + size > budget && !lru.empty()) {
+      auto victim = kept.find(lru.back());
+      bytes -= static_cast<int64_t>(victim->second.panels->nbytes());
+      kept.erase(victim);
+      lru.pop_back();
+    }
+    lru.push_front(key);
+    kept.emplace(key, Entry{std::move(panels), lru.begin()});
+    seen.erase(key);
+    bytes += size;
+    pack_cache_bytes.add(bytes - pack_cache_bytes.get());
+  }
+};
+PackCache& pack_cache() {
+  static auto* c = new PackCache();  // leaked: launches may run while statics are destroyed
+  return *c;
+}
+
+// One operand's panels for a launch: kept panels (`kept`: nothing to pack),
+// a new entry to pack into and keep (`fill`), or neither (pack into the
+// launch's scratch).
+struct OperandPanels {
+  BufferPtr kept;   ///< held for the launch
+  BufferPtr fill;   ///< pack here, then keep
+  PackKey key{};
+  const char* data() const { return static_cast<const char*>((kept ? kept : fill)->data()); }
+};
+
+OperandPanels cached_panels(const Kernel& k, const Table& t, const Dims& d, bool lhs, const int64_t* scalars,
+                            const uint64_t* ids, int64_t bytes) {
+  OperandPanels out;
+  const Operand o = operand_of(k, lhs, t.bl, d);
+  if (!ids || !o.view->valid() || ids[o.view->buffer] == 0 || !packs_from_buffer(k, t, o, lhs)) return out;
+  out.key = PackKey{ids[o.view->buffer], operand_base(k, *o.view, scalars), o.extent, d.K, t.bl.k_packed(d.K), o.R,
+                    o.s_panel, o.s_k, pack_format(k, t, o, lhs)};
+  bool keep = false;
+  out.kept = pack_cache().find(out.key, bytes, &keep);
+  if (out.kept) {
+    pack_hits.add();
+  } else if (keep) {
+    out.fill = make_buffer(DType::UInt8, bytes);
+  }
+  return out;
 }
 
 // The block (a multiple of R) that covers `extent` in as many blocks as `block`
@@ -978,7 +1133,8 @@ Table interpreted_table(const Kernel& k) {
   return t;
 }
 
-void drive(const Kernel& k, const Table& table, bool interpreted, void* const* buffers, const int64_t* scalars);
+void drive(const Kernel& k, const Table& table, bool interpreted, void* const* buffers, const int64_t* scalars,
+           const uint64_t* ids);
 
 }  // namespace
 
@@ -993,19 +1149,20 @@ bool matmul_interpretable(const Kernel& k) {
   return kernel_interpretable(epilogue_kernel(k));
 }
 
-void launch_matmul_interpreted(const Kernel& k, void* const* buffers, const int64_t* scalars) {
-  drive(k, interpreted_table(k), /*interpreted=*/true, buffers, scalars);
+void launch_matmul_interpreted(const Kernel& k, void* const* buffers, const int64_t* scalars, const uint64_t* ids) {
+  drive(k, interpreted_table(k), /*interpreted=*/true, buffers, scalars, ids);
 }
 
 void launch_matmul(const Kernel& k, KernelFn fn, const std::shared_ptr<const void>& owner, void* const* buffers,
-                   const int64_t* scalars) {
+                   const int64_t* scalars, const uint64_t* ids) {
   std::shared_ptr<const Table> tp = table_for(k, fn, owner);
-  drive(k, *tp, /*interpreted=*/false, buffers, scalars);
+  drive(k, *tp, /*interpreted=*/false, buffers, scalars, ids);
 }
 
 namespace {
 
-void drive(const Kernel& k, const Table& table, bool interpreted, void* const* buffers, const int64_t* scalars) {
+void drive(const Kernel& k, const Table& table, bool interpreted, void* const* buffers, const int64_t* scalars,
+           const uint64_t* ids) {
   Table local;
   const Table* tp = &table;
   // A shape-generic kernel's sizes are this launch's (the table's are those of its first launch).
@@ -1041,9 +1198,13 @@ void drive(const Kernel& k, const Table& table, bool interpreted, void* const* b
   const int64_t Kp = t.bl.k_packed(d.K), pes = t.bl.packed_bytes(dt);  // packed panels: k extent, element bytes
   const size_t nb = k.buffers.size();
   const int64_t a_elems = d.batch_a * d.P * Kp * MR, b_elems = d.batch_b * d.Q * Kp * NR;
-  ScratchLease lease(static_cast<size_t>((a_elems + b_elems) * pes + 128));
-  char* Ap = lease.p;
-  char* Bp = lease.p + ((a_elems * pes + 63) & ~int64_t{63});
+  const OperandPanels a_kept = cached_panels(k, t, d, true, scalars, ids, a_elems * pes);
+  const OperandPanels b_kept = cached_panels(k, t, d, false, scalars, ids, b_elems * pes);
+  const int64_t a_scratch = a_kept.kept || a_kept.fill ? 0 : a_elems, b_scratch = b_kept.kept || b_kept.fill ? 0 : b_elems;
+  ScratchLease lease(static_cast<size_t>((a_scratch + b_scratch) * pes + 128));
+  char* Ap = a_scratch ? lease.p : a_kept.fill ? static_cast<char*>(a_kept.fill->data()) : nullptr;
+  char* Bp = b_scratch ? lease.p + ((a_scratch * pes + 63) & ~int64_t{63})
+                       : b_kept.fill ? static_cast<char*>(b_kept.fill->data()) : nullptr;
   static const bool profile = env_int("LT_MM_PROFILE", 0) != 0;
   auto now = [] { return std::chrono::steady_clock::now(); };
   auto t_start = now();
@@ -1052,19 +1213,31 @@ void drive(const Kernel& k, const Table& table, bool interpreted, void* const* b
   // B's, and the launch waits at one join instead of two (a join is where a
   // preempted worker costs a whole time slice on a shared machine).
   const bool serial = d.M * d.N * std::max<int64_t>(d.K, 1) < (1 << 17);
-  auto pack_a = [&] { pack_operand(k, t, d, true, buffers, scalars, Ap, &err); };
-  auto pack_b = [&] { pack_operand(k, t, d, false, buffers, scalars, Bp, &err); };
-  if (serial) {
+  auto pack_a = [&] {
+    if (!a_kept.kept) pack_operand(k, t, d, true, buffers, scalars, Ap, &err);
+  };
+  auto pack_b = [&] {
+    if (!b_kept.kept) pack_operand(k, t, d, false, buffers, scalars, Bp, &err);
+  };
+  if (serial || a_kept.kept || b_kept.kept) {
     pack_a();
     pack_b();
   } else {
     tbb::parallel_invoke(pack_a, pack_b);
   }
+  // Panels packed from a buffer report no errors (no index checks run there).
+  for (const OperandPanels* o : {&a_kept, &b_kept})
+    if (o->fill) {
+      pack_cache().add(o->key, o->fill);
+      packs_kept.add();
+    }
+  const char* Apc = a_kept.kept ? a_kept.data() : Ap;
+  const char* Bpc = b_kept.kept ? b_kept.data() : Bp;
   auto t_packed = now();
   if (env_int("LT_MM_UKRBENCH", 0) && d.K >= 256 && d.P > 0 && d.Q > 0) {
     char* tile = thread_tile(static_cast<size_t>(MR * NR * es));
     auto u0 = now();
-    for (int i = 0; i < 2000; ++i) t.ukr(256, Ap, Bp, tile, NR, 0);
+    for (int i = 0; i < 2000; ++i) t.ukr(256, Apc, Bpc, tile, NR, 0);
     double ms = std::chrono::duration<double, std::milli>(now() - u0).count();
     std::fprintf(stderr, "[lt] ukr %ldx%ld kc=256: %.1f GFLOP/s on one thread\n", (long)MR, (long)NR,
                  2000.0 * 2 * MR * NR * 256 / (ms * 1e6));
@@ -1101,8 +1274,8 @@ void drive(const Kernel& k, const Table& table, bool interpreted, void* const* b
       int64_t bt = ti / (tm * tn), rest = ti % (tm * tn), it = rest / tn, jt = rest % tn;
       int64_t m0 = it * mc, m1 = std::min(d.M, m0 + mc), n0 = jt * nc, n1 = std::min(d.N, n0 + nc);
       int64_t p0 = m0 / MR, p1 = (m1 + MR - 1) / MR, q0 = n0 / NR, q1 = (n1 + NR - 1) / NR;
-      const char* Ab = Ap + (bt % d.batch_a) * d.P * Kp * MR * pes;
-      const char* Bb = Bp + (bt % d.batch_b) * d.Q * Kp * NR * pes;
+      const char* Ab = Apc + (bt % d.batch_a) * d.P * Kp * MR * pes;
+      const char* Bb = Bpc + (bt % d.batch_b) * d.Q * Kp * NR * pes;
       if (d.K == 0) std::memset(tile, 0, static_cast<size_t>((p1 - p0) * MR * ldt * es));
       for (int64_t k0 = 0; k0 < d.K; k0 += KC) {
         int64_t kc = std::min(KC, d.K - k0);

@@ -291,3 +291,38 @@ BOOST_AUTO_TEST_CASE(bfloat16_subnormal_operands_flush_only_on_the_bfloat16_path
   else
     BOOST_TEST(got == 0.0);
 }
+
+// A weight read by matmul after matmul keeps its packed panels from its second
+// launch on (jit/cpu/matmul.cpp, "packed operands, kept across launches"):
+// later launches read them and give the same bits as packing afresh. Another
+// buffer of the same shape, likely at the same address once the first is
+// freed, is packed from its own values: the key is the buffer's id, never
+// its address.
+BOOST_AUTO_TEST_CASE(a_weight_packed_twice_is_kept_and_never_read_for_another_buffer) {
+  for (DType d : kFloats) {
+    BOOST_TEST_CONTEXT(dtype_name(d)) {
+      auto product = [&](const NodePtr& x, const NodePtr& w) { return ops::matmul(x, ops::transpose(w, 0, 1)); };
+      auto run = [&](const NodePtr& root) { return run_cpu(capture_trace({root}).trace)[0]; };
+      auto same_bits = [](const BufferPtr& a, const BufferPtr& b) {
+        return a->nbytes() == b->nbytes() && std::memcmp(a->data(), b->data(), a->nbytes()) == 0;
+      };
+      NodePtr w = random_input(d, {96, 80}, -1, 1, 21);
+      std::vector<NodePtr> xs;
+      for (uint32_t s = 0; s < 4; ++s) xs.push_back(random_input(d, {40, 80}, -2, 2, 30 + s));
+      const int64_t kept0 = counter_value("matmul_packs_kept"), hits0 = counter_value("matmul_pack_hits");
+      std::vector<BufferPtr> got;
+      for (const NodePtr& x : xs) got.push_back(run(product(x, w)));
+      BOOST_TEST(counter_value("matmul_packs_kept") - kept0 >= 1);   // the second launch kept w's panels
+      BOOST_TEST(counter_value("matmul_pack_hits") - hits0 >= 2);    // the third and fourth read them
+      for (size_t i = 0; i < xs.size(); ++i) check({product(xs[i], w)}, 80, 2);
+      // The kept panels give the bits of a fresh pack (a weight seen once is packed into scratch).
+      NodePtr w_copy = random_input(d, {96, 80}, -1, 1, 21);
+      BOOST_TEST(same_bits(got[3], run(product(xs[3], w_copy))));
+      // w freed, another weight of its shape: its own panels.
+      w.reset();
+      got.clear();
+      NodePtr w2 = random_input(d, {96, 80}, -1, 1, 22);
+      for (int rep = 0; rep < 3; ++rep) check({product(xs[0], w2)}, 80, 2);
+    }
+  }
+}
