@@ -180,9 +180,23 @@ TraceCapture::TraceCapture(absl::Span<const NodePtr> roots) : lock_(capture_mute
       n->capture_epoch = epoch_;
       return true;
     }
-    if (n->op == Op::Slice || n->op == Op::Concat) {
-      BufferPtr view = n->op == Op::Concat ? joined_pieces(*n) : contiguous_view(*n);
-      if (!view && n->op == Op::Slice) view = strided_copy(*n);
+    // A concat of materialised pieces is joined on the host and realised
+    // with that value (joined_pieces): it is then data like any input, for
+    // this capture and the next. So a slice of it is a view of data
+    // (generation's sliding window `idx[:, -T:]` over `idx = cat((idx,
+    // next))`, whose trace then does not depend on idx's length), and the
+    // next step's concat has a materialised piece to join.
+    Node* joinable = n->op == Op::Concat ? n : n->op == Op::Slice ? n->inputs[0].get() : nullptr;
+    if (joinable && joinable->op == Op::Concat && !joinable->is_materialized() && joinable->capture_epoch != epoch_)
+      if (BufferPtr joined = joined_pieces(*joinable)) joinable->realize(std::move(joined));
+    if (n->is_materialized()) {
+      n->capture_index = emit_leaf(n);
+      n->capture_epoch = epoch_;
+      return true;
+    }
+    if (n->op == Op::Slice) {
+      BufferPtr view = contiguous_view(*n);
+      if (!view) view = strided_copy(*n);
       if (view) {
         n->capture_index = emit_input(n, std::move(view));
         n->capture_epoch = epoch_;

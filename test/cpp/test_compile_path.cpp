@@ -137,6 +137,33 @@ BOOST_AUTO_TEST_CASE(a_cat_of_materialised_pieces_is_joined_at_capture) {
         BOOST_TEST(out[row * 120 + i * 2 + j] == many[i]->buffer->as<float>()[row * 2 + j]);
 }
 
+// Generation's sliding window: `idx = cat((idx, next))` each step and the
+// model reads `idx[:, -T:]`. The concat of materialised pieces is joined and
+// realised at capture, so the window is a view of data: once idx is longer
+// than T every step is the same trace, whatever idx's length.
+BOOST_AUTO_TEST_CASE(a_window_of_a_growing_concat_is_one_trace_at_every_length) {
+  const int64_t T = 4;
+  NodePtr idx = random_input(DType::Float32, {1, 1}, -1, 1, 40);
+  std::vector<Hash128> hashes;
+  std::vector<float> all{idx->buffer->as<float>()[0]};
+  for (int step = 0; step < 9; ++step) {
+    const int64_t len = idx->shape[1], w = std::min(len, T);
+    NodePtr window = ops::slice(idx, 1, len - w, len);
+    NodePtr next = ops::sum(ops::mul(window, f32(0.5)), {1}, true);  // [1, 1]
+    CapturedTrace ct = capture_trace({next});
+    hashes.push_back(ct.trace.hash);
+    BOOST_TEST(idx->is_materialized());  // realised by the capture (step 0: an input already)
+    BufferPtr got = run_cpu(ct.trace)[0];
+    float want = 0;
+    for (int64_t j = len - w; j < len; ++j) want += all[j] * 0.5f;
+    BOOST_TEST(got->as<float>()[0] == want, boost::test_tools::tolerance(1e-6f));
+    all.push_back(got->as<float>()[0]);
+    idx = ops::cat({idx, make_input(got, {1, 1})}, 1);
+  }
+  for (size_t i = T; i + 1 < hashes.size(); ++i) BOOST_TEST((hashes[i] == hashes[i + 1]));
+  BOOST_TEST(!(hashes[0] == hashes[1]));  // shorter windows are other traces
+}
+
 BOOST_AUTO_TEST_CASE(an_empty_cat_of_many_pieces_runs_and_feeds_its_readers) {
   // A fuzzer find: 40 empty pieces left the output a temporary no kernel owned.
   NodePtr x = ops::mul(random_input(DType::Float32, {3, 0, 2}, -1, 1, 41), f32(2.0));
