@@ -44,6 +44,8 @@ Counter kernels_promoted("kernels_promoted");  // recompiled at Tier::Full after
 Counter promote_ms("promote_ms");
 Counter math_functions_compiled("math_functions_compiled");
 Counter math_compile_ms("math_compile_ms");
+Counter runtime_functions_compiled("runtime_functions_compiled");  // matmul micro-kernels compiled (not loaded from disk)
+Counter runtime_compile_ms("runtime_compile_ms");
 Counter kernels_generic("kernels_generic");  // plan kernels rewritten to a shape-generic form (scheduler/generic.h)
 Counter kernels_interpreted("kernels_interpreted");  // kernels new to the process that started in the interpreter
 Counter kernels_tiered_up("kernels_tiered_up");      // interpreted kernels compiled (Tier::Quick) once hot
@@ -400,6 +402,9 @@ class CpuBackend final : public exec::Executor<Executable> {
   /// Loads the math functions a Quick object of `k` calls (disk cache, or compiled).
   void ensure_math_functions(const Kernel& k) { ensure_math_functions(cpu::kernel_math_functions(k)); }
   void ensure_math_functions(const std::vector<std::string>& names);
+  /// Links the process-wide functions a MatMul kernel calls (its micro-kernel),
+  /// from the disk cache or compiled and stored, on the fetching thread.
+  void ensure_runtime_functions(const Kernel& k);
   /// Recompiles kernel `ki` of `exe` at Full and publishes it; a failure is
   /// logged and leaves the Quick code running.
   void promote(const Executable& exe, size_t ki);
@@ -528,6 +533,34 @@ void CpuBackend::ensure_math_functions(const std::vector<std::string>& names) {
     counters::math_functions_compiled.add();
     counters::math_compile_ms.add(static_cast<int64_t>(ms + 0.5));
     if (debug_level() >= 1) std::fprintf(stderr, "[lt] compiled math function %s in %.2f ms (once per machine: cached)\n", name.c_str(), ms);
+    disk->store(key, obj.bytes);
+  }
+}
+
+void CpuBackend::ensure_runtime_functions(const Kernel& k) {
+  if (k.kind != KernelKind::MatMul) return;
+  static std::mutex mu;  // one compile per function
+  for (const cpu::RuntimeFunction& f : cpu::matmul_runtime_functions(k)) {
+    if (cpu::runtime_function_loaded(f.symbol)) continue;
+    std::lock_guard<std::mutex> lock(mu);
+    if (cpu::runtime_function_loaded(f.symbol)) continue;
+    std::shared_ptr<KernelCache> disk = kernel_cache();
+    Hash128 key = StableHasher().add_string("runtime:" + f.symbol).add_string(cpu::target_id()).add_string(jit_build_id()).finish();
+    if (std::optional<std::string> bytes = disk->load(key)) {
+      try {
+        cpu::load_runtime_function({f.symbol, std::move(*bytes)});
+        continue;
+      } catch (const Error& e) {
+        disk->reject(key, e.what());
+      }
+    }
+    auto t0 = Clock::now();
+    cpu::ObjectCode obj = f.compile();
+    cpu::load_runtime_function(obj);
+    double ms = ms_between(t0, Clock::now());
+    counters::runtime_functions_compiled.add();
+    counters::runtime_compile_ms.add(static_cast<int64_t>(ms + 0.5));
+    if (debug_level() >= 1) std::fprintf(stderr, "[lt] compiled %s in %.2f ms (once per machine: cached)\n", f.symbol.c_str(), ms);
     disk->store(key, obj.bytes);
   }
 }
@@ -680,6 +713,7 @@ std::shared_ptr<const Executable> CpuBackend::executable(const Trace& trace, con
     size_t i = distinct[d];
     double* ms = &e->fetch_ms[d];
     int* counts = &e->fetch_counts[d];
+    ensure_runtime_functions(ks[i]);
     // A kernel with a quick tier starts there, unless its full object is
     // cached already (memory or disk: it was promoted before).
     if (tiering_enabled() && cpu::kernel_has_quick_tier(ks[i])) {

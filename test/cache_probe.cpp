@@ -75,18 +75,22 @@ int main(int argc, char** argv) {
     }
     StableHasher digest;
     for (const BufferPtr& g : got) digest.add_bytes(g->data(), static_cast<size_t>(g->nbytes()));
-    // compiled: every object compiled, kernels and the math functions their
-    // quick tier calls (jit/cpu/jit.h), each of which goes to the disk cache.
+    // compiled: every object compiled, kernels, the math functions their
+    // quick tier calls and the matmul micro-kernels (jit/cpu/jit.h), each of
+    // which goes to the disk cache.
     std::printf("kernels=%zu kernels_compiled=%lld compiled=%lld disk_loads=%lld disk_stores=%lld disk_rejects=%lld "
-                "disk_write_errors=%lld kernels_promoted=%lld math_functions_compiled=%lld quick_kernels=%zu "
+                "disk_write_errors=%lld kernels_promoted=%lld math_functions_compiled=%lld runtime_functions_compiled=%lld "
+                "quick_kernels=%zu "
                 "math_kernels=%zu checksum=%s ok=%d\n",
                 cpu_plan_for(ct.trace, o)->kernels.size(), static_cast<long long>(counter_value("kernels_compiled")),
-                static_cast<long long>(counter_value("kernels_compiled") + counter_value("math_functions_compiled")),
+                static_cast<long long>(counter_value("kernels_compiled") + counter_value("math_functions_compiled") +
+                                       counter_value("runtime_functions_compiled")),
                 static_cast<long long>(counter_value("disk_loads")), static_cast<long long>(counter_value("disk_stores")),
                 static_cast<long long>(counter_value("disk_rejects")),
                 static_cast<long long>(counter_value("disk_write_errors")),
                 static_cast<long long>(counter_value("kernels_promoted")),
-                static_cast<long long>(counter_value("math_functions_compiled")), quick.size(), with_math.size(),
+                static_cast<long long>(counter_value("math_functions_compiled")),
+                static_cast<long long>(counter_value("runtime_functions_compiled")), quick.size(), with_math.size(),
                 digest.finish().hex().c_str(), ok ? 1 : 0);
     return ok ? 0 : 1;
   } catch (const Error& e) {

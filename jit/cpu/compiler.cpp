@@ -461,10 +461,14 @@ ObjectCode emit_object(llvm::Module& m, const std::string& symbol) {
 }
 }  // namespace
 
-void* compile_runtime_function(const std::string& symbol, const std::function<void(llvm::Module&)>& gen) {
+ObjectCode compile_runtime_object(const std::string& symbol, const std::function<void(llvm::Module&)>& gen) {
   llvm::LLVMContext ctx;
   auto m = build_module(ctx, symbol, gen, symbol.c_str());
-  load_kernel_object(emit_object(*m, symbol));
+  return emit_object(*m, symbol);
+}
+
+void* compile_runtime_function(const std::string& symbol, const std::function<void(llvm::Module&)>& gen) {
+  load_kernel_object(compile_runtime_object(symbol, gen));
   return lookup_jit_symbol(symbol);
 }
 

@@ -168,6 +168,19 @@ ObjectCode compile_math_function(const std::string& name);
 /// Loads (and pins) a math function's object; whether one is loaded.
 void load_math_function(const ObjectCode& object);
 bool math_function_loaded(const std::string& name);
+/// A process-wide function a kernel calls (a MatMul kernel's micro-kernel),
+/// by symbol, with how to compile it. The backend links each before the
+/// kernel's first launch, from its disk cache or compiled and stored
+/// (runtime/cpu_backend.cpp; matmul.cpp implements these), so no launch compiles one and a warm start
+/// compiles none; a launch whose function was not linked compiles it itself.
+struct RuntimeFunction {
+  std::string symbol;
+  std::function<ObjectCode()> compile;
+};
+std::vector<RuntimeFunction> matmul_runtime_functions(const Kernel& kernel);
+bool runtime_function_loaded(const std::string& symbol);
+/// Links a runtime function's object (pinned); a no-op when its symbol is linked.
+void load_runtime_function(const ObjectCode& object);
 /// Links an object into the JIT and returns its entry, pinned: it stays loaded
 /// for the life of the process (runtime helpers, tests).
 KernelFn load_kernel_object(const ObjectCode& object);

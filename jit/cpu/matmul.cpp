@@ -619,16 +619,14 @@ int32_t plain_output(const Kernel& k) {
   return matmul_unread_checks(k).epilogue.empty() ? out : -1;
 }
 
-UkrFn ukr_for(DType dt, const Blocking& bl) {
-  static std::mutex mu;
-  static auto* fns = new absl::flat_hash_map<std::string, UkrFn>();
+std::string ukr_name(DType dt, const Blocking& bl) {
   const char* kind = bl.bf16 == Bf16MatMul::Amx ? "_amx_" : bl.bf16 == Bf16MatMul::Dot ? "_bf16dp_" : "_";
-  std::string name = cat("lt_mm_ukr_", detail::to_alpha(dtype_name(dt)), kind, bl.mr, "x", bl.nv, "x", bl.vbytes, "_u",
-                         env_int("LT_MM_UNROLL", 0));
-  std::lock_guard<std::mutex> lock(mu);
-  auto it = fns->find(name);
-  if (it != fns->end()) return it->second;
-  auto fn = reinterpret_cast<UkrFn>(compile_runtime_function(name, [&](llvm::Module& m) {
+  return cat("lt_mm_ukr_", detail::to_alpha(dtype_name(dt)), kind, bl.mr, "x", bl.nv, "x", bl.vbytes, "_u",
+             env_int("LT_MM_UNROLL", 0));
+}
+
+ObjectCode compile_ukr(const std::string& name, DType dt, const Blocking& bl) {
+  return compile_runtime_object(name, [&](llvm::Module& m) {
     if (bl.bf16 == Bf16MatMul::Amx)
       generate_amx_ukr(m, name);
     else
@@ -638,8 +636,26 @@ UkrFn ukr_for(DType dt, const Blocking& bl) {
       llvm::raw_fd_ostream os(cat(dump, "/", name, ".ll"), ec);
       m.print(os, nullptr);
     }
-  }));
-  fns->emplace(name, fn);
+  });
+}
+
+// The micro-kernels linked so far, by symbol.
+std::mutex ukr_mu;
+absl::flat_hash_map<std::string, UkrFn>& ukrs() {
+  static auto* fns = new absl::flat_hash_map<std::string, UkrFn>();
+  return *fns;
+}
+
+// The micro-kernel for (dt, bl): linked by the backend before the kernel's
+// first launch (matmul_runtime_functions), else compiled here.
+UkrFn ukr_for(DType dt, const Blocking& bl) {
+  std::string name = ukr_name(dt, bl);
+  std::lock_guard<std::mutex> lock(ukr_mu);
+  auto it = ukrs().find(name);
+  if (it != ukrs().end()) return it->second;
+  load_kernel_object(compile_ukr(name, dt, bl));
+  auto fn = reinterpret_cast<UkrFn>(lookup_jit_symbol(name));
+  ukrs().emplace(name, fn);
   return fn;
 }
 
@@ -1319,5 +1335,24 @@ void drive(const Kernel& k, const Table& table, bool interpreted, void* const* b
 }
 
 }  // namespace
+
+std::vector<RuntimeFunction> matmul_runtime_functions(const Kernel& k) {
+  const DType dt = k.buffers[k.mm_acc].dtype;
+  const Blocking bl = blocking_for(dt, bf16_operands(k) ? bf16_matmul() : Bf16MatMul::Widen);  // as generate_matmul_kernel
+  std::string name = ukr_name(dt, bl);
+  return {RuntimeFunction{name, [name, dt, bl] { return compile_ukr(name, dt, bl); }}};
+}
+
+bool runtime_function_loaded(const std::string& symbol) {
+  std::lock_guard<std::mutex> lock(ukr_mu);
+  return ukrs().contains(symbol);
+}
+
+void load_runtime_function(const ObjectCode& object) {
+  std::lock_guard<std::mutex> lock(ukr_mu);
+  if (ukrs().contains(object.symbol)) return;
+  load_kernel_object(object);  // pinned: every later MatMul kernel may call it
+  ukrs().emplace(object.symbol, reinterpret_cast<UkrFn>(lookup_jit_symbol(object.symbol)));
+}
 
 }  // namespace lt::cpu

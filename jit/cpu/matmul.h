@@ -60,8 +60,11 @@ void launch_matmul_interpreted(const Kernel& kernel, void* const* buffers, const
 /// Address of a symbol already linked into the JIT (compiler.cpp).
 void* lookup_jit_symbol(const std::string& name);
 
-/// Generates `symbol` with `gen`, optimises, links it into the JIT and returns its
-/// address: process-wide runtime functions (the micro-kernels), built once each.
+/// Generates `symbol` with `gen`, optimises and links it into the JIT, and
+/// returns its address: a process-wide runtime function, built once.
 void* compile_runtime_function(const std::string& symbol, const std::function<void(llvm::Module&)>& gen);
+/// The object code of such a function, not linked.
+ObjectCode compile_runtime_object(const std::string& symbol, const std::function<void(llvm::Module&)>& gen);
+
 
 }  // namespace lt::cpu
