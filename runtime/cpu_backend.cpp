@@ -177,6 +177,15 @@ int64_t interpret_up_ns() {
   return ns;
 }
 
+/// A new kernel starts in the interpreter when one interpreted launch is
+/// estimated (interpreted_cost_ns) at most this: about a quick-tier compile
+/// with its math function here (3-12 ms), which is what the launch would
+/// otherwise wait for. A 16M-element kernel (110 ms interpreted) compiles at once.
+int64_t interpret_max_ns() {
+  static const int64_t ns = env_ms_as_ns("LT_INTERPRET_MAX_MS", 8.0);
+  return ns;
+}
+
 /// LT_INTERPRET_CHECK=1 (tests, lt-fuzz --interpret-check): every interpreted
 /// launch also runs the kernel's compiled code on the same inputs and fails
 /// unless both wrote the same bits (NaNs compare equal whatever their payload).
@@ -404,7 +413,7 @@ class CpuBackend final : public exec::Executor<Executable> {
   void ensure_math_functions(const std::vector<std::string>& names);
   /// Links the process-wide functions a MatMul kernel calls (its micro-kernel),
   /// from the disk cache or compiled and stored, on the fetching thread.
-  void ensure_runtime_functions(const Kernel& k);
+  void ensure_runtime_functions(const Kernel& k, bool interpreted);
   /// Recompiles kernel `ki` of `exe` at Full and publishes it; a failure is
   /// logged and leaves the Quick code running.
   void promote(const Executable& exe, size_t ki);
@@ -466,6 +475,9 @@ cpu::KernelEntry CpuBackend::kernel(const Kernel& k, double* compile_ms, int* co
   if (std::optional<std::string> bytes = disk->load(key)) {
     try {
       if (tier == cpu::Tier::Quick) ensure_math_functions(k);
+      // A MatMul kernel's micro-kernel is linked with its object: its first
+      // launch then has nothing to compile.
+      ensure_runtime_functions(k, /*interpreted=*/false);
       cpu::KernelEntry fn = cpu::load_kernel_entry({symbol, std::move(*bytes)});
       fn.reduces_columns = cpu::kernel_reduces_columns(k);
       if (debug_level() >= 2) std::fprintf(stderr, "[lt] loaded %s from %s\n", k.name.c_str(), disk->path_for(key).c_str());
@@ -477,6 +489,7 @@ cpu::KernelEntry CpuBackend::kernel(const Kernel& k, double* compile_ms, int* co
     }
   }
   if (!compile) return cpu::KernelEntry();
+  ensure_runtime_functions(k, /*interpreted=*/false);
   auto t0 = Clock::now();
   cpu::CompileTimes times;
   cpu::ObjectCode obj;
@@ -537,10 +550,10 @@ void CpuBackend::ensure_math_functions(const std::vector<std::string>& names) {
   }
 }
 
-void CpuBackend::ensure_runtime_functions(const Kernel& k) {
+void CpuBackend::ensure_runtime_functions(const Kernel& k, bool interpreted) {
   if (k.kind != KernelKind::MatMul) return;
   static std::mutex mu;  // one compile per function
-  for (const cpu::RuntimeFunction& f : cpu::matmul_runtime_functions(k)) {
+  for (const cpu::RuntimeFunction& f : cpu::matmul_runtime_functions(k, interpreted)) {
     if (cpu::runtime_function_loaded(f.symbol)) continue;
     std::lock_guard<std::mutex> lock(mu);
     if (cpu::runtime_function_loaded(f.symbol)) continue;
@@ -713,7 +726,6 @@ std::shared_ptr<const Executable> CpuBackend::executable(const Trace& trace, con
     size_t i = distinct[d];
     double* ms = &e->fetch_ms[d];
     int* counts = &e->fetch_counts[d];
-    ensure_runtime_functions(ks[i]);
     // A kernel with a quick tier starts there, unless its full object is
     // cached already (memory or disk: it was promoted before).
     if (tiering_enabled() && cpu::kernel_has_quick_tier(ks[i])) {
@@ -725,10 +737,11 @@ std::shared_ptr<const Executable> CpuBackend::executable(const Trace& trace, con
       e->promotions[i] = std::make_unique<Promotion>();
       // Not compiled yet and the interpreter takes it: it starts there.
       if (interpreter_flag().load(std::memory_order_relaxed) && cpu::kernel_interpretable(ks[i]) &&
-          cpu::interpreted_cost_ns(ks[i]) <= interpret_up_ns()) {
+          cpu::interpreted_cost_ns(ks[i]) <= interpret_max_ns()) {
         cpu::KernelEntry quick = kernel(ks[i], ms, counts, cpu::Tier::Quick, /*compile=*/false);
         if (!quick.fn) {
           ensure_math_functions(cpu::interpreter_math_functions(ks[i]));
+          ensure_runtime_functions(ks[i], /*interpreted=*/true);
           e->promotions[i]->interpreted = interpreted_state(ks[i]);
           return;
         }

@@ -177,7 +177,9 @@ struct RuntimeFunction {
   std::string symbol;
   std::function<ObjectCode()> compile;
 };
-std::vector<RuntimeFunction> matmul_runtime_functions(const Kernel& kernel);
+/// Those of a MatMul kernel; `interpreted`: those its interpreted launches
+/// call (none where the micro-kernel compiled with the project serves them).
+std::vector<RuntimeFunction> matmul_runtime_functions(const Kernel& kernel, bool interpreted = false);
 bool runtime_function_loaded(const std::string& symbol);
 /// Links a runtime function's object (pinned); a no-op when its symbol is linked.
 void load_runtime_function(const ObjectCode& object);

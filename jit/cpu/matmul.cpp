@@ -32,6 +32,11 @@
 #include "oneapi/tbb/task_arena.h"
 
 namespace lt::cpu {
+
+// micro_kernels.cpp: the float micro-kernels compiled with the project (null where there is none).
+void (*aot_micro_kernel(DType dt, int mr, int nv, int vbytes))(int64_t, const void*, const void*, void*, int64_t,
+                                                               int64_t);
+
 namespace {
 
 // ---- blocking -----------------------------------------------------------------
@@ -619,6 +624,15 @@ int32_t plain_output(const Kernel& k) {
   return matmul_unread_checks(k).epilogue.empty() ? out : -1;
 }
 
+// The micro-kernel compiled with the project (micro_kernels.cpp) for what
+// the interpreter runs: the generated kernel's bits without compiling it.
+// Null for tiles it does not have (the generated one is used).
+UkrFn interpreted_ukr(DType dt, const Blocking& bl) {
+  static const bool off = env_int("LT_MM_AOT_UKR", 1) == 0;  // for comparing the two
+  if (off || bl.bf16 != Bf16MatMul::Widen || bl.vbytes * 8 != target_vector_bits()) return nullptr;
+  return aot_micro_kernel(dt, bl.mr, bl.nv, bl.vbytes);
+}
+
 std::string ukr_name(DType dt, const Blocking& bl) {
   const char* kind = bl.bf16 == Bf16MatMul::Amx ? "_amx_" : bl.bf16 == Bf16MatMul::Dot ? "_bf16dp_" : "_";
   return cat("lt_mm_ukr_", detail::to_alpha(dtype_name(dt)), kind, bl.mr, "x", bl.nv, "x", bl.vbytes, "_u",
@@ -1140,7 +1154,8 @@ Table interpreted_table(const Kernel& k) {
   Table t;
   DType dt = k.buffers[k.mm_acc].dtype;
   t.bl = blocking_for(dt, bf16_operands(k) ? bf16_matmul() : Bf16MatMul::Widen);  // as generate_matmul_kernel
-  t.ukr = ukr_for(dt, t.bl);
+  t.ukr = interpreted_ukr(dt, t.bl);
+  if (!t.ukr) t.ukr = ukr_for(dt, t.bl);
   t.d = dims_of(k, t.bl);
   MatMulChecks checks = matmul_unread_checks(k);
   t.checks_a = !checks.lhs.empty();
@@ -1336,9 +1351,10 @@ void drive(const Kernel& k, const Table& table, bool interpreted, void* const* b
 
 }  // namespace
 
-std::vector<RuntimeFunction> matmul_runtime_functions(const Kernel& k) {
+std::vector<RuntimeFunction> matmul_runtime_functions(const Kernel& k, bool interpreted) {
   const DType dt = k.buffers[k.mm_acc].dtype;
   const Blocking bl = blocking_for(dt, bf16_operands(k) ? bf16_matmul() : Bf16MatMul::Widen);  // as generate_matmul_kernel
+  if (interpreted && interpreted_ukr(dt, bl)) return {};
   std::string name = ukr_name(dt, bl);
   return {RuntimeFunction{name, [name, dt, bl] { return compile_ukr(name, dt, bl); }}};
 }
