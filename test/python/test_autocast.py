@@ -246,14 +246,19 @@ def test_output_dtype_under_autocast_matches_torch(name, input_dtype):
 
 
 def test_every_op_of_the_table_that_lazytensor_has_is_a_dtype_case():
-    aliases = {"__matmul__": "operator @"}
-    for names in _op_policy.POLICIES.values():
-        for name in names:
-            if any(hasattr(ns, name) for ns in (torch, torch.nn.functional, torch.Tensor)):
-                assert aliases.get(name, name) in CASES, name
-    for name in _op_policy.LINALG_FP32:
-        if hasattr(torch.linalg, name):
-            assert "linalg." + name in CASES, name
+    aliases = {"__matmul__": "operator @", "functional.pad": "pad reflect 2d",
+               "functional.local_response_norm": "local_response_norm 4-d"}
+    for name in (*_op_policy.table_policies(), *_op_policy.POLICIES):
+        scope, _, short = name.rpartition(".")
+        spaces = {"linalg": (torch.linalg,), "functional": (torch.nn.functional,)}.get(
+            scope, (torch, torch.nn.functional, torch.Tensor))
+        if any(hasattr(ns, short) for ns in spaces):
+            assert aliases.get(name, name) in CASES, name
+
+
+def test_a_function_of_the_api_table_is_classed_by_its_row_alone():
+    table_names = {name for row in torch._C._api_table() for name in (*row["functions"], *row["methods"])}
+    assert not table_names & set(_op_policy.POLICIES)
 
 
 def test_every_listed_op_is_installed():
