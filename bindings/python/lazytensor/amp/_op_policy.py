@@ -11,7 +11,8 @@ under autocast, in both libraries and compares the output dtypes.
 - FP32: floating inputs narrower than float32 are cast to float32: the losses, the 3-d pools and the
   reflect/replicate pads, prod, quantile, cdist, trace, the decompositions and solvers of linalg, and
   conv_transpose1d/2d/3d (which torch 1.13's CPU autocast runs in float32, not in bfloat16).
-- PROMOTE: the inputs are cast to the widest of their floating dtypes: cat, stack, index_copy.
+- PROMOTE: the inputs are cast to the widest of their floating dtypes: stack, index_copy. Not cat: torch
+  1.13's cat under autocast gives what it gives without (its own promotion; float16 inputs stay float16).
 - AS_IS: no cast. torch's kernels for these are not in any list, while lazytensor writes them with ops
   of the lists above (bilinear with matmul): they run with autocast off inside, so their inner matmul
   stays in the input dtype as torch's does.
