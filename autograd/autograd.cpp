@@ -20,7 +20,7 @@
 // the walk (which follows input order), never in hash-map order.
 //
 // Release: unless retain_graph, every node the walk went through is marked
-// grad_released. A later walk that needs one raises (PyTorch's "backward
+// released (AutogradState, autograd.h). A later walk that needs one raises (PyTorch's "backward
 // through the graph a second time"), and a released node that is or becomes
 // realised drops its inputs, so the graph behind a training step's loss is
 // freed at the sync that computes it (memory stays flat across steps).
@@ -66,7 +66,7 @@ GraphSlice slice_graph(absl::Span<const NodePtr> roots, const absl::flat_hash_se
       // Post-order: every input is finished, so on_path is known for them.
       // A released node that dropped its inputs may have led to a wrt node:
       // keep it, so the check below reports it instead of a silent no-gradient.
-      bool reaches = wrt.contains(&n) || (n.grad_released.load(std::memory_order_relaxed) && n.inputs.empty());
+      bool reaches = wrt.contains(&n) || (autograd_state(n).released.load(std::memory_order_relaxed) && n.inputs.empty());
       if (!stops_walk(n)) {
         for (const NodePtr& in : n.inputs) reaches |= s.on_path.contains(in.get());
       }
@@ -128,7 +128,7 @@ std::vector<NodePtr> gradients(absl::Span<const NodePtr> roots, absl::Span<const
 
   // Check before building anything, so a failed call changes nothing.
   for (const NodePtr& n : slice.order) {
-    if (n->grad_released.load(std::memory_order_relaxed) && !wrt_set.contains(n.get())) fail_released(*n);
+    if (autograd_state(*n).released.load(std::memory_order_relaxed) && !wrt_set.contains(n.get())) fail_released(*n);
   }
   if (check_saved) check_saved(saved_in_slice(slice));
 
@@ -163,7 +163,7 @@ std::vector<NodePtr> gradients(absl::Span<const NodePtr> roots, absl::Span<const
   if (!retain_graph && !create_graph) {
     for (const NodePtr& n : slice.order) {
       if (wrt_set.contains(n.get())) continue;
-      n->grad_released.store(true, std::memory_order_relaxed);
+      autograd_state(*n).released.store(true, std::memory_order_relaxed);
       if (n->is_materialized()) n->inputs.clear();  // `slice.order` keeps the inputs alive for this loop
     }
   }

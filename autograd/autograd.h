@@ -10,6 +10,17 @@
 #include "absl/types/span.h"
 #include "ir/node.h"
 
+namespace lt {
+
+/// autograd/'s state in a node (ir/node.h, AutogradState): `released` is set
+/// on every node a backward pass without retain_graph went through; a later
+/// backward that needs one raises, and a released node drops its inputs once
+/// realised. Read and written where a backward runs; set before realize()
+/// can read it on a sync's thread, as both run under lazy/'s locks.
+inline AutogradState& autograd_state(const Node& n) { return n.autograd_; }
+
+}  // namespace lt
+
 namespace lt::autograd {
 
 /// Gradient nodes of sum_i <roots[i], root_grads[i]> with respect to each node

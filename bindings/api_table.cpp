@@ -31,6 +31,8 @@ py::dict row_dict(const char* name, const char* fns, const char* first, const ch
   d["out"] = (flags & LT_OUT) != 0;
   d["python"] = (flags & LT_PYTHON) != 0;
   d["varargs"] = (flags & LT_VARARGS) != 0;
+  const char* autocast = api::autocast_class(flags);
+  d["autocast"] = autocast ? py::object(py::str(autocast)) : py::object(py::none());
   py::list a;
   bool kwonly = false;
   for (const auto& arg : args) {
@@ -50,6 +52,7 @@ py::dict row_dict(const char* name, const char* fns, const char* first, const ch
 
 py::list api_table() {
   using api::LT_NUMPY, api::LT_OUT, api::LT_PYTHON, api::LT_VARARGS;
+  using api::LT_AUTOCAST_LOWER, api::LT_AUTOCAST_FP32, api::LT_AUTOCAST_PROMOTE;
   py::list rows;
 #define LT_REQ(n) ArgInfo{#n, nullptr}
 #define LT_OPT(n, d) ArgInfo{#n, #d}

@@ -8,6 +8,7 @@
 // over the registered forms by lazytensor/_api.py from _C._api_table().
 #pragma once
 
+#include <bit>
 #include <sstream>
 #include <string>
 #include <tuple>
@@ -19,6 +20,18 @@ namespace ltpy::api {
 
 // The rows are structs named by id (api::sum, api::std): below, the standard library is ::std.
 constexpr int LT_NUMPY = 1, LT_OUT = 2, LT_PYTHON = 4, LT_VARARGS = 8;
+constexpr int LT_AUTOCAST_LOWER = 16, LT_AUTOCAST_FP32 = 32, LT_AUTOCAST_PROMOTE = 64;
+constexpr int kAutocastFlags = LT_AUTOCAST_LOWER | LT_AUTOCAST_FP32 | LT_AUTOCAST_PROMOTE;
+
+/// The row's autocast class as lazytensor/amp/_op_policy.py names it, or nullptr for none.
+constexpr const char* autocast_class(int flags) {
+  switch (flags & kAutocastFlags) {
+    case LT_AUTOCAST_LOWER: return "lower_precision_fp";
+    case LT_AUTOCAST_FP32: return "fp32";
+    case LT_AUTOCAST_PROMOTE: return "promote";
+    default: return nullptr;
+  }
+}
 
 #define LT_DEFAULT_None py::none()
 #define LT_DEFAULT_False false
@@ -39,6 +52,8 @@ constexpr int LT_NUMPY = 1, LT_OUT = 2, LT_PYTHON = 4, LT_VARARGS = 8;
     static constexpr const char* methods = methods_;                            \
     static constexpr const char* inplace = inplace_;                            \
     static constexpr int flags = (flags_);                                      \
+    static_assert(::std::popcount(unsigned(flags & kAutocastFlags)) <= 1,       \
+                  #id ": at most one autocast class");                          \
     static auto args() { return ::std::make_tuple(__VA_ARGS__); }                 \
   };
 #include "ir/api_functions.def"

@@ -126,7 +126,7 @@ void Node::realize(BufferPtr value) {
   unchecked_index.store(false, std::memory_order_relaxed);  // computed: its indices were in range
   // The inputs matter only to a backward pass still to come: none passes a
   // Detach, and none may pass a node a backward pass has released.
-  if (!requires_grad || op == Op::Detach || grad_released.load(std::memory_order_relaxed)) inputs.clear();
+  if (!requires_grad || op == Op::Detach || autograd_.released.load(std::memory_order_relaxed)) inputs.clear();
 }
 
 std::string Node::describe() const {

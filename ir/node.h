@@ -2,10 +2,12 @@
 //
 // A node is an immutable record of one primitive op: op, dtype, shape,
 // attributes and inputs, with its structural hash computed once at creation
-// (O(1): it mixes the inputs' hashes). The only state that changes after
-// creation is realisation: when a sync computes a node, its value is stored in
-// `buffer`, and a node that no gradient needs drops its inputs so the graph
-// behind it is freed. Capture treats a realised node as a parameter.
+// (O(1): it mixes the inputs' hashes). The only state of its own that changes
+// after creation is realisation: when a sync computes a node, its value is
+// stored in `buffer`, and a node that no gradient needs drops its inputs so
+// the graph behind it is freed. Capture treats a realised node as a
+// parameter. Beside that, trace/, lazy/ and autograd/ keep marks in each node
+// (TraceState, LazyState, AutogradState below), each through its own accessor.
 #pragma once
 
 #include <atomic>
@@ -35,50 +37,78 @@ struct ScalarValue {
   double as_double(DType dtype) const { return is_floating(dtype) ? f : static_cast<double>(i); }
 };
 
+// ---- State the layers above ir/ keep in each node ----
+//
+// A sync's capture visits every pending node, a backward pass marks every node
+// it goes through, and an in-place write marks the node it moves its storage
+// off. A side table keyed by node would cost those walks a hash lookup per
+// node, so the node holds their state: one struct per owning layer, declared
+// here only so that Node can hold it. The owning layer's header defines the
+// accessor and says what the fields mean; ir/ only lays them out. The one read
+// in ir/ is realize()'s of AutogradState::released. Node::saves_output and
+// Node::unchecked_index are ir/'s own although autograd/ and lazy/ read them:
+// ir/ writes them (the builder, make_node, realize).
+struct TraceState {
+  uint64_t epoch = 0;
+  int32_t index = -1;
+};
+struct LazyState {
+  uint64_t storage_id = 0;
+  uint64_t storage_version = 0;
+  uint64_t replaced_at_version = 0;
+};
+struct AutogradState {
+  /// Set by a backward pass that may not go through the node again; a
+  /// released node keeps no inputs once realised (realize()).
+  std::atomic<bool> released{false};
+};
+inline TraceState& trace_state(const Node& n);        ///< trace/capture.h
+inline LazyState& lazy_state(const Node& n);          ///< lazy/tensor_impl.h
+inline AutogradState& autograd_state(const Node& n);  ///< autograd/autograd.h
+
 class Node {
  public:
-  // Field order: the one-byte fields and capture_index fill the first word,
-  // the pointer-aligned fields follow, two atomic flags end the record, so the
-  // only padding is the tail that rounds it to 8 (see the static_assert below
-  // the class). Each field says which layer owns (writes) it.
+  // Field order: the one-byte fields fill the first word, the pointer-aligned
+  // fields follow, then trace/'s and lazy/'s state; the only padding is two
+  // bytes in the first word and TraceState's four-byte tail (see the
+  // static_assert below the class).
 
-  Op op;                       ///< ir/
-  DType dtype;                 ///< ir/
-  bool requires_grad = false;  ///< ir/ (make_node): a gradient flows through this node
-  /// ir/ (builder_util.h), for autograd/'s in-place check: PyTorch's backward
-  /// for the composite whose output this is saves that output (relu, sigmoid,
-  /// softmax, log_softmax), so the check treats the node as saved although
-  /// our rules read other nodes.
+  Op op;
+  DType dtype;
+  bool requires_grad = false;  ///< make_node: a gradient flows through this node
+  /// Set by the builder (builder_util.h, saving_output) for autograd/'s
+  /// in-place check: PyTorch's backward for the composite whose output this
+  /// is saves that output (relu, sigmoid, softmax, log_softmax), so the check
+  /// treats the node as saved although our rules read other nodes.
   bool saves_output = false;
-  /// trace/ (capture.cpp): scratch read and written only under capture's
-  /// lock, the number capture gave the node in the capture `capture_epoch`.
-  int32_t capture_index = -1;
-  Shape shape;          ///< ir/
-  Attrs attrs;          ///< ir/
-  NodeList inputs;      ///< ir/; dropped by realize() when no backward needs them
-  Hash128 hash;         ///< ir/: structural: op, attrs, dtype, shape, input hashes; never data
-  ScalarValue scalar;   ///< ir/: Scalar nodes only; a runtime parameter, not hashed
-  BufferPtr buffer;     ///< ir/ (realize): Input: its data; any other node: its value once realised
-  /// trace/ (capture.cpp): the capture that last numbered this node (see capture_index).
-  uint64_t capture_epoch = 0;
-  /// lazy/: the tensor storage (a TensorImpl's storage_id, 0 if none) whose
-  /// value this node is, and that storage's version when it took the node.
-  /// Autograd compares them with the storage's current version to detect an
-  /// in-place change of a value saved for backward. Not hashed, not traced.
-  uint64_t storage_id = 0;
-  uint64_t storage_version = 0;  ///< lazy/ (see storage_id)
-  /// lazy/: the storage's version when an in-place change moved it off this
-  /// node (0: never). Lets the check see a change after the storage is gone.
-  uint64_t replaced_at_version = 0;
-  /// autograd/: set when a backward pass without retain_graph went through this node.
-  std::atomic<bool> grad_released{false};
-  /// ir/ (make_node, realize): computing this node can fail on data. It, or
-  /// a node it reads, gathers or scatters by an index whose values were not
-  /// known when it was recorded (known ones are checked at the call), and it
-  /// is not computed yet. lazy/ keeps an undo for an in-place write of such a
-  /// value, so a sync that fails on it restores what the tensor held.
+  /// make_node, realize: computing this node can fail on data. It, or a node
+  /// it reads, gathers or scatters by an index whose values were not known
+  /// when it was recorded (known ones are checked at the call), and it is not
+  /// computed yet. lazy/ keeps an undo for an in-place write of such a value,
+  /// so a sync that fails on it restores what the tensor held.
   std::atomic<bool> unchecked_index{false};
 
+ private:
+  friend AutogradState& autograd_state(const Node& n);
+  mutable AutogradState autograd_;  ///< autograd/'s (written by backward)
+
+ public:
+  Shape shape;
+  Attrs attrs;
+  NodeList inputs;      ///< dropped by realize() when no backward needs them
+  Hash128 hash;         ///< structural: op, attrs, dtype, shape, input hashes; never data
+  ScalarValue scalar;   ///< Scalar nodes only; a runtime parameter, not hashed
+  BufferPtr buffer;     ///< Input: its data; any other node: its value once realised
+
+ private:
+  friend TraceState& trace_state(const Node& n);
+  friend LazyState& lazy_state(const Node& n);
+  /// The layers' marks beside the node's value: written on nodes that are
+  /// otherwise immutable, hence mutable.
+  mutable TraceState trace_;  ///< trace/'s (capture's visit marks)
+  mutable LazyState lazy_;    ///< lazy/'s (storage versions)
+
+ public:
   Node(Op op, DType dtype, Shape shape, Attrs attrs, NodeList inputs);
   ~Node();
   Node(const Node&) = delete;
@@ -98,11 +128,11 @@ class Node {
 
 // Every recorded op allocates one Node (with its shared_ptr control block, from
 // ir/block_cache.h), and a big graph holds millions, so its size is a decision:
-// 248 bytes on LP64: the fields take 242 (56 shape + 56 inputs + 40 attrs +
-// 3*16 hash/scalar/buffer + 4*8 epoch/storage words + capture_index's 4 + six
-// one-byte fields), rounded up to the alignment of 8, with no padding between
-// fields (the old order had 15 bytes of holes and took 256). A new field, or a
-// reorder that opens a hole, fails here: place it on purpose and update this.
+// 248 bytes on LP64. The fields take 242 (56 shape + 56 inputs + 40 attrs +
+// 3*16 hash/scalar/buffer + 12 TraceState + 24 LazyState + six one-byte
+// fields), the fewest multiple of 8 that holds them, so no order is smaller.
+// A new field, or a reorder that opens a hole, fails here: place it on
+// purpose and update this.
 static_assert(sizeof(void*) != 8 || sizeof(Node) == 248, "lt::Node's size changed: see the comment above");
 
 /// Grad mode (a thread-local flag): when off, new nodes never require grad.

@@ -9,8 +9,8 @@ constexpr uint8_t in0 = SavedValues::kIn0, in1 = SavedValues::kIn1, in2 = SavedV
 constexpr SavedValues saves(uint8_t w0 = 0, uint8_t w1 = 0, uint8_t w2 = 0) { return SavedValues{{w0, w1, w2}}; }
 
 constexpr OpInfo kOpTable[] = {
-#define LT_OP_INFO(name, text, kind, arity, rule, cost, saved, transcendental) \
-  {text, OpKind::kind, arity, DTypeRule::rule, CostClass::cost, saved, transcendental != 0},
+#define LT_OP_INFO(name, text, kind, arity, rule, cost, saved, transcendental, interpreted) \
+  {text, OpKind::kind, arity, DTypeRule::rule, CostClass::cost, saved, transcendental != 0, interpreted != 0},
     LT_PRIMITIVE_OPS(LT_OP_INFO)
 #undef LT_OP_INFO
 };

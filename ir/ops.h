@@ -80,6 +80,7 @@ struct OpInfo {
   CostClass cost;
   SavedValues saves;
   bool transcendental;  ///< a vectorisable math function (exp, log, tanh, erf, ...)
+  bool interpreted;     ///< the CPU interpreter tier evaluates it (jit/cpu/interpreter.h)
 };
 
 const OpInfo& op_info(Op op);

@@ -50,9 +50,9 @@ static bool is_view_op(Op op) {
 static void values_behind(const Node* n, std::vector<const Node*>& out) {
   uint64_t storage = 0;
   while (true) {
-    if (n->storage_id != 0) {
-      if (storage != 0 && n->storage_id != storage) return;
-      storage = n->storage_id;
+    if (const uint64_t id = lazy_state(*n).storage_id; id != 0) {
+      if (storage != 0 && id != storage) return;
+      storage = id;
       out.push_back(n);
     }
     if (!is_view_op(n->op) || n->inputs.empty()) return;
@@ -69,7 +69,7 @@ static void check_saved_versions(absl::Span<const Node* const> saved_nodes) {
   for (const Node* s : saved_nodes) values_behind(s, saved);
   if (saved.empty()) return;
   absl::flat_hash_map<uint64_t, Storage> storages;
-  for (const Node* n : saved) storages.try_emplace(n->storage_id);
+  for (const Node* n : saved) storages.try_emplace(lazy_state(*n).storage_id);
   runtime::for_each_live([&](TensorImpl* t) {
     auto it = storages.find(t->storage_id);
     if (it == storages.end()) return;
@@ -77,13 +77,14 @@ static void check_saved_versions(absl::Span<const Node* const> saved_nodes) {
     it->second.version = std::max(it->second.version, t->version);
   });
   for (const Node* n : saved) {
-    const Storage& s = storages.at(n->storage_id);
-    uint64_t now = s.live ? s.version : n->replaced_at_version;  // a gone storage: its change that replaced n
-    if (now == 0 || now == n->storage_version) continue;
+    const LazyState& marks = lazy_state(*n);
+    const Storage& s = storages.at(marks.storage_id);
+    uint64_t now = s.live ? s.version : marks.replaced_at_version;  // a gone storage: its change that replaced n
+    if (now == 0 || now == marks.storage_version) continue;
     fail(ErrorKind::Runtime,
          "one of the variables needed for gradient computation has been modified by an inplace operation: [",
          torch_dtype_name(n->dtype), " ", shape_str(n->shape), "] is at version ", now, "; expected version ",
-         n->storage_version,
+         marks.storage_version,
          " instead. Hint: the in-place change happened after the operation that saved this value was recorded; "
          "clone() the value before changing it, or change it after backward.");
   }

@@ -24,7 +24,7 @@ static uint64_t next_storage_id() {
 // same node) is then a copy whose later in-place changes say nothing about
 // the original's saved value.
 TensorImpl::TensorImpl(NodePtr n) : node(std::move(n)), storage_id(next_storage_id()) {
-  if (node && node->storage_id == 0) adopt(*node);
+  if (node && lazy_state(*node).storage_id == 0) adopt(*node);
   runtime::register_live(this);
 }
 TensorImpl::~TensorImpl() {
@@ -47,7 +47,7 @@ void TensorImpl::rebind(NodePtr n, uint64_t take_from, bool count_as_change) {
     }
     if (node && n->unchecked_index.load(std::memory_order_relaxed)) {
       if (undo.empty()) runtime::count_undo_holder(+1);
-      undo.push_back({node, version, node->replaced_at_version});
+      undo.push_back({node, version, lazy_state(*node).replaced_at_version});
     } else if (!undo.empty()) {
       dropped = forget_writes();
     }
@@ -56,7 +56,8 @@ void TensorImpl::rebind(NodePtr n, uint64_t take_from, bool count_as_change) {
       ++version;
       mark_replaced();
     }
-    if (n->storage_id == 0 || n->storage_id == storage_id || (take_from != 0 && n->storage_id == take_from)) adopt(*n);
+    const uint64_t owner = lazy_state(*n).storage_id;
+    if (owner == 0 || owner == storage_id || (take_from != 0 && owner == take_from)) adopt(*n);
     node.swap(n);
   });
   // `n` now holds the old value, `dropped` older ones: released here, outside the lock.
@@ -66,7 +67,7 @@ NodePtr TensorImpl::undo_write() {
   Undo u = std::move(undo.back());
   undo.pop_back();
   if (undo.empty()) runtime::count_undo_holder(-1);
-  u.node->replaced_at_version = u.replaced_at_version;
+  lazy_state(*u.node).replaced_at_version = u.replaced_at_version;
   std::erase_if(earlier_leaf_nodes, [&](const std::weak_ptr<Node>& w) { return w.expired() || w.lock() == u.node; });
   version = u.version;
   ++rebinds;  // Python views re-derive from the restored value

@@ -10,6 +10,16 @@
 
 namespace lt {
 
+/// lazy/'s state in a node (ir/node.h, LazyState): the tensor storage (a
+/// TensorImpl's storage_id, 0 if none) whose value the node is, and that
+/// storage's version when it took the node; `replaced_at_version` is the
+/// storage's version when an in-place change moved it off the node (0:
+/// never), so the check still sees a change after the storage is gone.
+/// Autograd's in-place check (autograd_api.cpp) compares them with the
+/// storage's current version to find a value saved for backward and changed
+/// since. Not hashed, not traced. Written under the registry lock.
+inline LazyState& lazy_state(const Node& n) { return n.lazy_; }
+
 struct TensorImpl : std::enable_shared_from_this<TensorImpl> {
   explicit TensorImpl(NodePtr n);
   ~TensorImpl();
@@ -17,7 +27,7 @@ struct TensorImpl : std::enable_shared_from_this<TensorImpl> {
   TensorImpl& operator=(const TensorImpl&) = delete;
 
   /// Points the slot at a new value (in-place ops, optimizer updates) and
-  /// bumps the version. The slot's storage takes the new node (Node::storage_id)
+  /// bumps the version. The slot's storage takes the new node (LazyState::storage_id)
   /// when the node belongs to no storage yet, or when `take_from` is the
   /// storage it belongs to (a temporary result handed over, as the Python
   /// in-place ops do); a node another tensor holds (copy_ of an equal dtype and
@@ -34,13 +44,15 @@ struct TensorImpl : std::enable_shared_from_this<TensorImpl> {
   /// Records on the current node, when it is this storage's, that an in-place
   /// change (now at `version`) moved the storage off it.
   void mark_replaced() const {
-    if (node && node->storage_id == storage_id && node->storage_version != version && node->replaced_at_version == 0)
-      node->replaced_at_version = version;
+    if (!node) return;
+    LazyState& s = lazy_state(*node);
+    if (s.storage_id == storage_id && s.storage_version != version && s.replaced_at_version == 0)
+      s.replaced_at_version = version;
   }
   /// Claims `n` for this slot's storage at its current version.
   void adopt(Node& n) const {
-    n.storage_id = storage_id;
-    n.storage_version = version;
+    lazy_state(n).storage_id = storage_id;
+    lazy_state(n).storage_version = version;
   }
 
   /// What the slot held before an in-place write that a sync may still fail

@@ -174,10 +174,10 @@ TraceCapture::TraceCapture(absl::Span<const NodePtr> roots) : lock_(capture_mute
   };
   std::vector<Frame> stack;
   auto visit = [&](Node* n) -> bool {  // true when n already has an index
-    if (n->capture_epoch == epoch_) return true;
+    if (trace_state(*n).epoch == epoch_) return true;
     if (n->is_materialized() || n->op == Op::Scalar) {
-      n->capture_index = emit_leaf(n);
-      n->capture_epoch = epoch_;
+      trace_state(*n).index = emit_leaf(n);
+      trace_state(*n).epoch = epoch_;
       return true;
     }
     // A concat of materialised pieces is joined on the host and realised
@@ -187,19 +187,20 @@ TraceCapture::TraceCapture(absl::Span<const NodePtr> roots) : lock_(capture_mute
     // next))`, whose trace then does not depend on idx's length), and the
     // next step's concat has a materialised piece to join.
     Node* joinable = n->op == Op::Concat ? n : n->op == Op::Slice ? n->inputs[0].get() : nullptr;
-    if (joinable && joinable->op == Op::Concat && !joinable->is_materialized() && joinable->capture_epoch != epoch_)
+    if (joinable && joinable->op == Op::Concat && !joinable->is_materialized() &&
+        trace_state(*joinable).epoch != epoch_)
       if (BufferPtr joined = joined_pieces(*joinable)) joinable->realize(std::move(joined));
     if (n->is_materialized()) {
-      n->capture_index = emit_leaf(n);
-      n->capture_epoch = epoch_;
+      trace_state(*n).index = emit_leaf(n);
+      trace_state(*n).epoch = epoch_;
       return true;
     }
     if (n->op == Op::Slice) {
       BufferPtr view = contiguous_view(*n);
       if (!view) view = strided_copy(*n);
       if (view) {
-        n->capture_index = emit_input(n, std::move(view));
-        n->capture_epoch = epoch_;
+        trace_state(*n).index = emit_input(n, std::move(view));
+        trace_state(*n).epoch = epoch_;
         return true;
       }
     }
@@ -216,11 +217,11 @@ TraceCapture::TraceCapture(absl::Span<const NodePtr> roots) : lock_(capture_mute
           continue;
         }
         stack.pop_back();
-        cur->capture_index = emit_node(cur);
-        cur->capture_epoch = epoch_;
+        trace_state(*cur).index = emit_node(cur);
+        trace_state(*cur).epoch = epoch_;
       }
     }
-    outputs_.push_back(root->capture_index);
+    outputs_.push_back(trace_state(*root).index);
   }
   t_last_nodes = entries_.size();
   t_last_inputs = inputs_.size();
@@ -250,13 +251,16 @@ int32_t TraceCapture::emit_leaf(Node* n) {
 
 int32_t TraceCapture::emit_node(Node* n) {
   int32_t first = static_cast<int32_t>(inputs_.size());
-  for (const NodePtr& in : n->inputs) inputs_.push_back(in->capture_index);
+  for (const NodePtr& in : n->inputs) inputs_.push_back(trace_state(*in).index);
   hash_node(hash_, n->op, n->dtype, n->shape, n->attrs, absl::MakeConstSpan(inputs_).subspan(first), -1);
   entries_.push_back({n, n->op, -1, first});
   return static_cast<int32_t>(entries_.size() - 1);
 }
 
-int32_t TraceCapture::index_of(const Node* n) const { return n->capture_epoch == epoch_ ? n->capture_index : -1; }
+int32_t TraceCapture::index_of(const Node* n) const {
+  const TraceState& s = trace_state(*n);
+  return s.epoch == epoch_ ? s.index : -1;
+}
 
 void TraceCapture::seal() {
   hash_value_ = finish_hash(hash_, outputs_);

@@ -12,9 +12,9 @@
 //
 // Capture is on the hot path of every sync (a cache hit still captures), so
 // it hashes each node as it is numbered and keeps its visit marks in the nodes
-// themselves (Node::capture_epoch / capture_index) instead of a hash map. Those
-// marks belong to the capture in progress: captures take one process-wide
-// lock for their duration (a TraceCapture holds it until it is destroyed).
+// themselves (TraceState, below) instead of a hash map. Those marks belong to
+// the capture in progress: captures take one process-wide lock for their
+// duration (a TraceCapture holds it until it is destroyed).
 #pragma once
 
 #include <mutex>
@@ -27,6 +27,11 @@
 #include "ir/trace.h"
 
 namespace lt {
+
+/// trace/'s state in a node (ir/node.h, TraceState): `index` is the number
+/// the capture `epoch` gave the node. Scratch of the capture in progress,
+/// read and written only under the capture lock.
+inline TraceState& trace_state(const Node& n) { return n.trace_; }
 
 struct CapturedTrace {
   Trace trace;

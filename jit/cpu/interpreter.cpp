@@ -61,6 +61,78 @@ union Lanes {
   uint8_t b[kBlock];  // 0 or 1
 };
 
+/// Which path of compute() (interpreter_block.inc) evaluates an op. The
+/// switch has no default, so every primitive is classified here, and each
+/// row of ir/ops.def is checked below: an op has a lowering exactly when its
+/// `interpreted` column is 1, which is what kernel_interpretable reads.
+enum class Lowering : uint8_t {
+  None,        ///< not evaluated here: kernels computing it are compiled
+  Cast,        ///< cast_op, which normalizes itself
+  Copy,        ///< Detach
+  LogicalNot,  ///< its operand as bool, negated
+  IsNan,       ///< false for integers and bool
+  Logical,     ///< LogicalAnd, LogicalOr: operands as bool
+  Where,       ///< a select on the register bits
+  Unary,       ///< unary_fp / unary_int by register type, bool inline
+  Compare,     ///< compare into bool lanes
+  Binary,      ///< binary_arith by register type, bool inline
+};
+
+constexpr Lowering lowering(Op op) {
+  switch (op) {
+    case Op::Cast: return Lowering::Cast;
+    case Op::Detach: return Lowering::Copy;
+    case Op::LogicalNot: return Lowering::LogicalNot;
+    case Op::IsNan: return Lowering::IsNan;
+    case Op::LogicalAnd:
+    case Op::LogicalOr: return Lowering::Logical;
+    case Op::Where: return Lowering::Where;
+    case Op::Neg:
+    case Op::Abs:
+    case Op::Sqrt:
+    case Op::Floor:
+    case Op::Ceil:
+    case Op::Round:
+    case Op::Sign:
+    case Op::Sigmoid:
+    case Op::BitwiseNot:
+    case Op::Exp:
+    case Op::Log:
+    case Op::Log1p:
+    case Op::Expm1:
+    case Op::Sin:
+    case Op::Cos:
+    case Op::Tanh:
+    case Op::Erf: return Lowering::Unary;
+    case Op::Eq:
+    case Op::Ne:
+    case Op::Lt:
+    case Op::Le:
+    case Op::Gt:
+    case Op::Ge: return Lowering::Compare;
+    case Op::Add:
+    case Op::Sub:
+    case Op::Mul:
+    case Op::Div:
+    case Op::Pow:
+    case Op::Maximum:
+    case Op::Minimum:
+    case Op::BitwiseAnd:
+    case Op::BitwiseOr:
+    case Op::BitwiseXor:
+    case Op::ShiftLeft:
+    case Op::ShiftRight: return Lowering::Binary;
+    LT_NON_ELEMENTWISE_CASES: return Lowering::None;
+  }
+  return Lowering::None;
+}
+
+#define LT_CHECK_INTERPRETED(name, text, kind, arity, rule, cost, saved, transcendental, interpreted) \
+  static_assert((lowering(Op::name) != Lowering::None) == (interpreted != 0),                        \
+                "ir/ops.def's `interpreted` column and the interpreter's lowering disagree on " #name);
+LT_PRIMITIVE_OPS(LT_CHECK_INTERPRETED)
+#undef LT_CHECK_INTERPRETED
+
 /// Ops that call a math function: the registry's transcendentals, and
 /// Sigmoid (1 / (1 + exp(-x)) over the exp function, as codegen.cpp).
 bool transcendental(Op op) { return is_transcendental(op) || op == Op::Sigmoid; }
@@ -314,22 +386,6 @@ RunRange run_rows_for_host() {
 
 }  // namespace
 
-/// The primitives the block evaluation implements (interpreter_block.inc).
-/// A primitive added to the registry later is not here until the
-/// interpreter learns it: kernels using it are compiled, as before.
-bool interpreter_handles(Op op) {
-  switch (op) {
-    case Op::Cast: case Op::Detach: case Op::Neg: case Op::Abs: case Op::Sqrt: case Op::Floor: case Op::Ceil:
-    case Op::Round: case Op::Sign: case Op::LogicalNot: case Op::IsNan: case Op::Exp: case Op::Log: case Op::Log1p:
-    case Op::Expm1: case Op::Tanh: case Op::Erf: case Op::Sin: case Op::Cos: case Op::Sigmoid: case Op::Add:
-    case Op::Sub: case Op::Mul: case Op::Div: case Op::Pow: case Op::Maximum: case Op::Minimum: case Op::Eq:
-    case Op::Ne: case Op::Lt: case Op::Le: case Op::Gt: case Op::Ge: case Op::LogicalAnd: case Op::LogicalOr:
-    case Op::Where: case Op::BitwiseAnd: case Op::BitwiseOr: case Op::BitwiseXor: case Op::BitwiseNot:
-    case Op::ShiftLeft: case Op::ShiftRight: return true;
-    default: return false;
-  }
-}
-
 bool kernel_interpretable(const Kernel& k) {
   if (k.kind == KernelKind::MatMul) return matmul_interpretable(k);
   if (k.kind == KernelKind::Rows) {
@@ -346,7 +402,7 @@ bool kernel_interpretable(const Kernel& k) {
     if (o.code == KOpCode::Scan) return false;
     if (o.code == KOpCode::Reduce && k.kind != KernelKind::Rows) return false;
     if (o.code != KOpCode::Compute) continue;
-    if (!interpreter_handles(o.op)) return false;
+    if (!op_info(o.op).interpreted) return false;
     // Float pow: LLVM rewrites pow(x, 2), pow(x, -1), ... into other operations.
     if (o.op == Op::Pow && is_floating(k.ops[o.inputs[0]].dtype)) return false;
   }

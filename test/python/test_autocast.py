@@ -14,6 +14,7 @@ import torch as ref
 
 import lazytensor as torch
 from lazytensor.amp import _op_policy
+from test_api_keywords import samples
 
 
 def _data(seed, *shape):
@@ -246,26 +247,104 @@ def test_output_dtype_under_autocast_matches_torch(name, input_dtype):
 
 
 def test_every_op_of_the_table_that_lazytensor_has_is_a_dtype_case():
-    aliases = {"__matmul__": "operator @"}
-    for names in _op_policy.POLICIES.values():
-        for name in names:
-            if any(hasattr(ns, name) for ns in (torch, torch.nn.functional, torch.Tensor)):
-                assert aliases.get(name, name) in CASES, name
-    for name in _op_policy.LINALG_FP32:
-        if hasattr(torch.linalg, name):
-            assert "linalg." + name in CASES, name
+    aliases = {"__matmul__": "operator @", "functional.pad": "pad reflect 2d",
+               "functional.local_response_norm": "local_response_norm 4-d"}
+    for name in (*_op_policy.table_policies(), *_op_policy.POLICIES):
+        scope, _, short = name.rpartition(".")
+        spaces = {"linalg": (torch.linalg,), "functional": (torch.nn.functional,)}.get(
+            scope, (torch, torch.nn.functional, torch.Tensor))
+        if any(hasattr(ns, short) for ns in spaces):
+            assert aliases.get(name, name) in CASES, name
+
+
+def test_a_function_of_the_api_table_is_classed_by_its_row_alone():
+    table_names = {name for row in torch._C._api_table() for name in (*row["functions"], *row["methods"])}
+    assert not table_names & set(_op_policy.POLICIES)
+
+
+def _torch_autocast_class(call):
+    """What torch 1.13's CPU autocast does to call(f), f making each floating input of a dtype: the class of
+    a kernel that casts float32 inputs to bfloat16 (lower precision), bfloat16 ones to float32 (float32), or
+    computes the widest input dtype (promote: torch 1.13's at::autocast::prioritize raises for a float16
+    input under bfloat16 autocast); None when the call runs in its inputs' dtypes."""
+    def dtype_of(dtype, enabled=True):
+        with ref.autocast("cpu", dtype=ref.bfloat16, enabled=enabled):
+            out = call(lambda x: x.to(dtype))
+        return (out[0] if isinstance(out, (tuple, list)) else out).dtype
+
+    dtype_of(ref.float32, enabled=False)  # the sample call itself runs
+    if dtype_of(ref.float32) == ref.bfloat16:
+        return _op_policy.LOWER_PRECISION_FP
+    if dtype_of(ref.bfloat16) == ref.float32:
+        return _op_policy.FP32
+    try:
+        dtype_of(ref.float16)
+    except RuntimeError as e:
+        if "at::autocast::prioritize" in str(e):
+            return _op_policy.PROMOTE
+    return None
+
+
+def _floating_as(value, f):
+    if isinstance(value, ref.Tensor):
+        return f(value) if value.is_floating_point() else value
+    if isinstance(value, (list, tuple)):
+        return type(value)(_floating_as(v, f) for v in value)
+    if isinstance(value, dict):
+        return {k: _floating_as(v, f) for k, v in value.items()}
+    return value
+
+
+@pytest.mark.parametrize("row", [row["name"] for row in torch._C._api_table()])
+def test_the_autocast_class_of_an_api_table_row_is_torch_s(row):
+    """Each form of the row, called as the row's first sample in test_api_keywords.py (without dtype=, which
+    would fix the output dtype), is classed by torch 1.13's autocast as the row says."""
+    entry = next(r for r in torch._C._api_table() if r["name"] == row)
+    first, kwargs = samples(ref, row)[0]
+    kwargs = {k: v for k, v in kwargs.items() if k != "dtype"}
+
+    def function(name):
+        return lambda f: getattr(ref, name)(_floating_as(first, f), **_floating_as(kwargs, f))
+
+    def method(name):
+        return lambda f: getattr(_floating_as(first, f), name)(**_floating_as(kwargs, f))
+
+    forms = {**{"torch." + n: function(n) for n in entry["functions"]},
+             **{"Tensor." + n: method(n) for n in entry["methods"]}}
+    for form, call in forms.items():
+        assert _torch_autocast_class(call) == entry["autocast"], form
 
 
 def test_every_listed_op_is_installed():
     wrapped = {name for name, value in vars(torch.nn.functional).items() if hasattr(value, "autocast_policy")}
     wrapped |= {name for name, value in vars(torch).items() if hasattr(value, "autocast_policy")}
     for name in ("linear", "conv2d", "mse_loss", "cross_entropy", "conv_transpose2d", "pad", "mm", "bmm",
-                 "matmul", "cat", "stack", "prod", "cdist", "bilinear"):
+                 "matmul", "stack", "prod", "cdist", "bilinear"):
         assert name in wrapped, name
     assert torch.Tensor.__matmul__.autocast_policy == _op_policy.LOWER_PRECISION_FP
     assert torch.nn.functional.linear.autocast_policy == _op_policy.LOWER_PRECISION_FP
     assert torch.nn.functional.mse_loss.autocast_policy == _op_policy.FP32
-    assert torch.cat.autocast_policy == _op_policy.PROMOTE
+    assert torch.stack.autocast_policy == _op_policy.PROMOTE
+    assert not hasattr(torch.cat, "autocast_policy")  # torch 1.13's cat does not promote under autocast
+
+
+@pytest.mark.parametrize("name", ["cat", "concat", "stack"])
+@pytest.mark.parametrize("first", ["float16", "bfloat16", "float32", "float64"])
+@pytest.mark.parametrize("second", ["float16", "bfloat16", "float32", "float64"])
+def test_joining_under_autocast_matches_torch_for_every_pair_of_dtypes(name, first, second):
+    """float16 included: torch 1.13's cat keeps float16 under bfloat16 autocast, and its stack raises for a
+    float16 input met before any float32 one (at::autocast::prioritize), where lazytensor's promotes."""
+    def case(t, f):
+        return getattr(t, name)([t.tensor(A).to(getattr(t, first)), t.tensor(B).to(getattr(t, second))])
+    expected = _output_dtype("torch", case, "float32")
+    got = _output_dtype("lazytensor", case, "float32")
+    # prioritize meets float16 while its running type is still bfloat16, before any float32 input
+    torch_raises = "float16" in (first, second)[: (first, second, "float32").index("float32")]
+    if name == "stack" and torch_raises:
+        widest = "float64" if "float64" in (first, second) else "float32"
+        assert (got, expected) == (widest, "raises RuntimeError")
+        return
+    assert got == expected
 
 
 # ---- the state and the context manager ----

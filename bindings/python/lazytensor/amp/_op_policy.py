@@ -1,15 +1,18 @@
 """Which ops autocast casts, and how: PyTorch 1.13's CPU autocast lists, and the wrappers that apply them.
 
-The lists are torch 1.13's CPU autocast kernels (aten/src/ATen/autocast_mode.cpp of that release), as the
-installed torch 1.13 shows them: test/python/test_autocast.py runs every op named here that lazytensor
-has, under autocast, in both libraries and compares the output dtypes.
+The classes are torch 1.13's CPU autocast kernels (aten/src/ATen/autocast_mode.cpp of that release), as the
+installed torch 1.13 shows them. A function that is a row of the API table (ir/api_functions.def) has its
+class in the row (_C._api_table()'s "autocast"); POLICIES below classes the rest. test/python/test_autocast.py
+measures torch's class of every table row, and runs every op named in either place that lazytensor has,
+under autocast, in both libraries and compares the output dtypes.
 
 - LOWER_PRECISION_FP: the floating inputs (float32 and float16; float64 is never cast) are cast to the
   autocast dtype, bfloat16: matmul and its forms, linear, conv1d/2d/3d.
 - FP32: floating inputs narrower than float32 are cast to float32: the losses, the 3-d pools and the
   reflect/replicate pads, prod, quantile, cdist, trace, the decompositions and solvers of linalg, and
   conv_transpose1d/2d/3d (which torch 1.13's CPU autocast runs in float32, not in bfloat16).
-- PROMOTE: the inputs are cast to the widest of their floating dtypes: cat, stack, index_copy.
+- PROMOTE: the inputs are cast to the widest of their floating dtypes: stack, index_copy. Not cat: torch
+  1.13's cat under autocast gives what it gives without (its own promotion; float16 inputs stay float16).
 - AS_IS: no cast. torch's kernels for these are not in any list, while lazytensor writes them with ops
   of the lists above (bilinear with matmul): they run with autocast off inside, so their inner matmul
   stays in the input dtype as torch's does.
@@ -27,7 +30,7 @@ import functools
 import sys
 import types
 
-from .._C import Tensor, bfloat16, float16, float32, promote_types
+from .._C import Tensor, _api_table, bfloat16, float16, float32, promote_types
 from .autocast_mode import state
 
 LOWER_PRECISION_FP = "lower_precision_fp"
@@ -35,30 +38,54 @@ FP32 = "fp32"
 PROMOTE = "promote"
 AS_IS = "as_is"
 
-# Names looked up on torch, Tensor, torch.nn.functional and lazytensor._C.
-POLICIES = {
-    LOWER_PRECISION_FP: ("conv1d", "conv2d", "conv3d", "bmm", "mm", "baddbmm", "addmm", "addbmm", "linear",
-                         "matmul", "__matmul__", "__rmatmul__"),
-    FP32: ("conv_transpose1d", "conv_transpose2d", "conv_transpose3d", "avg_pool3d", "max_pool3d",
-           "adaptive_avg_pool3d", "max_unpool2d", "max_unpool3d", "grid_sample", "polar", "stft",
-           "prod", "quantile", "nanquantile", "cdist", "trace", "cholesky", "cholesky_inverse",
-           "cholesky_solve", "inverse", "pinverse", "lu_solve", "orgqr", "ormqr", "svd", "qr",
-           "triangular_solve", "geqrf", "symeig",
-           "mse_loss", "l1_loss", "smooth_l1_loss", "huber_loss", "binary_cross_entropy",
-           "binary_cross_entropy_with_logits", "kl_div", "cross_entropy", "nll_loss", "poisson_nll_loss",
-           "soft_margin_loss", "margin_ranking_loss", "hinge_embedding_loss", "cosine_embedding_loss",
-           "triplet_margin_loss", "multi_margin_loss", "multilabel_margin_loss", "ctc_loss"),
-    PROMOTE: ("cat", "concat", "stack", "index_copy"),
-    AS_IS: ("bilinear", "mv", "addmv"),
-}
-
-# torch.linalg's functions of the FP32 list, looked up on lazytensor.linalg.
-LINALG_FP32 = ("cholesky", "cholesky_ex", "inv", "inv_ex", "solve", "svd", "svdvals", "eig", "eigvals",
-               "eigh", "eigvalsh", "qr", "lstsq", "cond", "matrix_rank", "matrix_norm", "tensorinv",
-               "tensorsolve", "householder_product")
-
 # F.pad is reflection_pad/replication_pad (FP32) for those modes and a constant pad otherwise.
 _FP32_PAD_MODES = ("reflect", "replicate")
+
+
+def _pad_policy(input, pad, mode="constant", value=None):
+    return FP32 if mode in _FP32_PAD_MODES else AS_IS
+
+
+def _local_response_norm_policy(input, *args, **kwargs):
+    """torch's local_response_norm sums the squares with avg_pool3d (FP32) from 4-d inputs up, and with
+    avg_pool2d (no list) for 3-d ones."""
+    return FP32 if input.dim() > 3 else AS_IS
+
+
+def _classed(policy, *names):
+    return dict.fromkeys(names, policy)
+
+
+# The functions that are not rows of the API table: name -> policy, or a function of the call's arguments
+# that returns one. A plain name is looked up on torch, Tensor, torch.nn.functional and lazytensor._C; a
+# "linalg." one on lazytensor.linalg, a "functional." one on torch.nn.functional only.
+POLICIES = {
+    **_classed(LOWER_PRECISION_FP, "conv1d", "conv2d", "conv3d", "bmm", "mm", "baddbmm", "addmm", "addbmm",
+               "linear", "__matmul__", "__rmatmul__"),
+    **_classed(FP32, "conv_transpose1d", "conv_transpose2d", "conv_transpose3d", "avg_pool3d", "max_pool3d",
+               "adaptive_avg_pool3d", "max_unpool2d", "max_unpool3d", "grid_sample", "polar", "stft",
+               "quantile", "nanquantile", "cdist", "trace", "cholesky", "cholesky_inverse",
+               "cholesky_solve", "inverse", "pinverse", "lu_solve", "orgqr", "ormqr", "svd", "qr",
+               "triangular_solve", "geqrf", "symeig",
+               "mse_loss", "l1_loss", "smooth_l1_loss", "huber_loss", "binary_cross_entropy",
+               "binary_cross_entropy_with_logits", "kl_div", "cross_entropy", "nll_loss", "poisson_nll_loss",
+               "soft_margin_loss", "margin_ranking_loss", "hinge_embedding_loss", "cosine_embedding_loss",
+               "triplet_margin_loss", "multi_margin_loss", "multilabel_margin_loss", "ctc_loss"),
+    **_classed(FP32, *("linalg." + name for name in (
+        "cholesky", "cholesky_ex", "inv", "inv_ex", "solve", "svd", "svdvals", "eig", "eigvals", "eigh",
+        "eigvalsh", "qr", "lstsq", "cond", "matrix_rank", "matrix_norm", "tensorinv", "tensorsolve",
+        "householder_product"))),
+    "index_copy": PROMOTE,
+    **_classed(AS_IS, "bilinear", "mv", "addmv"),
+    "functional.pad": _pad_policy,
+    "functional.local_response_norm": _local_response_norm_policy,
+}
+
+
+def table_policies():
+    """The API table's classed rows: every torch.* and Tensor.* name of such a row -> its class."""
+    return {name: row["autocast"] for row in _api_table() if row["autocast"]
+            for name in (*row["functions"], *row["methods"])}
 
 _ELIGIBLE = (float32, float16, bfloat16)  # float64 is never cast, as in torch
 
@@ -131,16 +158,6 @@ def _wrap(fn, policy):
     return autocast_op
 
 
-def _pad_policy(input, pad, mode="constant", value=None):
-    return FP32 if mode in _FP32_PAD_MODES else AS_IS
-
-
-def _local_response_norm_policy(input, *args, **kwargs):
-    """torch's local_response_norm sums the squares with avg_pool3d (FP32) from 4-d inputs up, and with
-    avg_pool2d (no list) for 3-d ones."""
-    return FP32 if input.dim() > 3 else AS_IS
-
-
 def install(torch_module, functional, linalg):
     """Wraps the listed functions and rebinds every reference to them in lazytensor's modules and Tensor."""
     wrappers = {}  # id(original) -> wrapper
@@ -153,14 +170,11 @@ def install(torch_module, functional, linalg):
 
     namespaces = (torch_module.__dict__, torch_module.functional.__dict__, Tensor.__dict__, functional.__dict__,
                   torch_module._C.__dict__)
-    for policy, names in POLICIES.items():
-        for name in names:
-            for namespace in namespaces:
-                add(namespace.get(name), policy)
-    for name in LINALG_FP32:
-        add(linalg.__dict__.get(name), FP32)
-    add(functional.__dict__.get("pad"), _pad_policy)
-    add(functional.__dict__.get("local_response_norm"), _local_response_norm_policy)
+    scoped = {"linalg": (linalg.__dict__,), "functional": (functional.__dict__,)}
+    for name, policy in (*table_policies().items(), *POLICIES.items()):
+        scope, _, short = name.rpartition(".")
+        for namespace in scoped[scope] if scope else namespaces:
+            add(namespace.get(short), policy)
 
     for name, original in list(Tensor.__dict__.items()):
         if id(original) in wrappers:
