@@ -146,6 +146,28 @@ BOOST_AUTO_TEST_CASE(the_transpose_of_a_product_is_the_product_of_the_transposes
   BOOST_TEST(check_against_reference({update, ops::matmul(ops::transpose(x, 0, 1), g)}) >= 2u);
 }
 
+// The same through a cast (autocast's weight gradient: a bfloat16 product
+// cast back to the float32 weight's dtype): the product is stored in W's
+// layout, so its reader streams it.
+BOOST_AUTO_TEST_CASE(the_transpose_of_a_cast_product_is_the_cast_product_of_the_transposes) {
+  NodePtr x = ops::cast(random_input(DType::Float32, {48, 20}), DType::BFloat16);
+  NodePtr g = ops::cast(random_input(DType::Float32, {48, 12}), DType::BFloat16);
+  NodePtr w = random_input(DType::Float32, {12, 20});
+  NodePtr prod = ops::matmul(ops::transpose(x, 0, 1), g);  // bf16 [20, 12]
+  BOOST_TEST_REQUIRE((prod->op == Op::Cast));             // a float32 product cast to bfloat16 (ops::matmul)
+  NodePtr grad = ops::cast(ops::transpose(prod, 0, 1), DType::Float32);
+  NodePtr update = ops::sub(w, ops::mul(grad, ops::scalar(0.1, DType::Float32)));
+  Plan plan = schedule(capture_trace({update}).trace, fusion_policy("default"));
+  size_t matmuls = 0;
+  for (const Kernel& k : plan.kernels)
+    if (k.kind == KernelKind::MatMul) {
+      ++matmuls;
+      BOOST_TEST(k.domain[1] == 12);  // M: W's rows
+    }
+  BOOST_TEST(matmuls == 1u);
+  check_against_reference({update}, "", 50.0);  // bfloat16 rounding of the product
+}
+
 BOOST_AUTO_TEST_CASE(linear_bias_relu_is_one_kernel) {
   NodePtr x = random_input(DType::Float32, {64, 128}), w = random_input(DType::Float32, {32, 128});
   NodePtr b = random_input(DType::Float32, {32});
