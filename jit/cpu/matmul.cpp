@@ -245,18 +245,57 @@ Dims dims_of(const Kernel& k, const Blocking& bl) {
   return d;
 }
 
-// Whether an operand is packed by pack_strided at every launch: a strided view
-// with a literal or index-argument base that does not depend on the batch,
-// and no index checks to run. Its pack kernel is then never called, so it is
-// not generated (a linear layer's operands: about half a small matmul's
-// compile time).
+// Whether `op`, an operand view's base offset, is index arithmetic of the
+// batch coordinate (Coord 0), literals and index arguments only, which
+// eval_base computes on the host for each batch.
+bool base_evaluable(const Kernel& k, int32_t op) {
+  const KOp& o = k.ops[op];
+  switch (o.code) {
+    case KOpCode::Coord: return o.imm == 0;
+    case KOpCode::Const:
+    case KOpCode::Param: return o.dtype == DType::Int64;
+    case KOpCode::IndexDiv:
+    case KOpCode::IndexMod:
+      return base_evaluable(k, o.inputs[0]) && (o.num_inputs < 2 || base_evaluable(k, o.inputs[1]));
+    case KOpCode::Compute:
+      if (o.dtype != DType::Int64 || (o.op != Op::Add && o.op != Op::Sub && o.op != Op::Mul)) return false;
+      return base_evaluable(k, o.inputs[0]) && base_evaluable(k, o.inputs[1]);
+    default: return false;
+  }
+}
+
+// The base offset (base_evaluable) at batch `b`, as the kernel would compute it.
+int64_t eval_base(const Kernel& k, int32_t op, int64_t b, const int64_t* scalars) {
+  const KOp& o = k.ops[op];
+  switch (o.code) {
+    case KOpCode::Coord: return b;
+    case KOpCode::Const: return o.imm;
+    case KOpCode::Param: return scalars[o.imm];
+    case KOpCode::IndexDiv:
+    case KOpCode::IndexMod: {
+      const int64_t x = eval_base(k, o.inputs[0], b, scalars);
+      const int64_t by = o.num_inputs < 2 ? o.imm : eval_base(k, o.inputs[1], b, scalars);
+      return o.code == KOpCode::IndexDiv ? x / by : x % by;  // x >= 0, by > 0 (scheduler/kernel.h)
+    }
+    default: {  // Compute Add / Sub / Mul
+      const int64_t x = eval_base(k, o.inputs[0], b, scalars), y = eval_base(k, o.inputs[1], b, scalars);
+      return o.op == Op::Add ? x + y : o.op == Op::Sub ? x - y : x * y;
+    }
+  }
+}
+
+// Whether an operand is packed straight from its buffer at every launch (no
+// generated pack kernel): a strided view whose base is a literal, an index
+// argument (a slice start; a varying literal of a shape-generic kernel) or,
+// for a batched operand, index arithmetic of the batch coordinate (the heads
+// of attention's q, k and v), with no index checks to run. Its pack kernel is
+// then never called, so it is not generated (a linear layer's operands:
+// about half a small matmul's compile time).
 bool packs_directly(const Kernel& k, bool lhs) {
   const MatMulView& v = lhs ? k.mm_lhs_view : k.mm_rhs_view;
   MatMulChecks checks = matmul_unread_checks(k);
   if (!(lhs ? checks.lhs : checks.rhs).empty() || !v.valid()) return false;
-  KOpCode base = k.ops[v.base].code;
-  if (base != KOpCode::Const && base != KOpCode::Param) return false;
-  return !reads_coord0(k, lhs ? k.mm_lhs : k.mm_rhs);
+  return base_evaluable(k, v.base);
 }
 
 // One operand as the packing sees it: lhs packs rows m into MR-row panels
@@ -918,15 +957,10 @@ void zero_pad_k(uint16_t* dst, int64_t panels, int64_t K, int64_t Kp, int64_t R,
       for (int64_t r = 0; r < R; ++r) dst[(panel * Kp + k - k % w) * R + w * r + k % w] = 0;
 }
 
-// Whether an operand is packed straight from its buffer at this launch (no
-// generated pack kernel): a strided view with a literal or index-argument base
-// (a slice start; a varying literal of a shape-generic kernel), not batched,
-// with no index checks to run.
+// Whether an operand is packed straight from its buffer (packs_directly);
+// the table's check flags say whether it has index checks to run.
 bool packs_from_buffer(const Kernel& k, const Table& t, const Operand& o, bool lhs) {
-  const MatMulView& v = *o.view;
-  const bool has_checks = lhs ? t.checks_a : t.checks_b;
-  const KOpCode base_code = v.valid() ? k.ops[v.base].code : KOpCode::Coord;
-  return !has_checks && (base_code == KOpCode::Const || base_code == KOpCode::Param) && o.batch == 1;
+  return !(lhs ? t.checks_a : t.checks_b) && o.view->valid() && base_evaluable(k, o.view->base);
 }
 
 // How a buffer-packed operand's panels are laid out (part of a cached pack's key).
@@ -939,40 +973,46 @@ PackFormat pack_format(const Kernel& k, const Table& t, const Operand& o, bool l
   return dtype_size(k.buffers[k.mm_acc].dtype) == 4 ? PackFormat::Copy32 : PackFormat::Copy64;
 }
 
-// The element where a buffer-packed operand starts in its buffer.
-int64_t operand_base(const Kernel& k, const MatMulView& v, const int64_t* scalars) {
-  return k.ops[v.base].code == KOpCode::Const ? k.ops[v.base].imm : scalars[k.ops[v.base].imm];
-}
-
-// Packs a buffer-packed operand (packs_from_buffer) into its panels at `dst`.
+// Packs a buffer-packed operand (packs_from_buffer) into its panels at `dst`:
+// batch b's panels from the element eval_base gives for b.
 void pack_from_buffer(const Kernel& k, const Table& t, const Dims& d, const Operand& o, PackFormat f,
                       void* const* buffers, const int64_t* scalars, char* dst) {
   const MatMulView& v = *o.view;
   const int64_t Kp = t.bl.k_packed(d.K);
   const char* src = static_cast<const char*>(buffers[v.buffer]);
-  const int64_t base = operand_base(k, v, scalars);
-  const uint16_t* src16 = reinterpret_cast<const uint16_t*>(src) + base;
-  switch (f) {
-    case PackFormat::AmxRows:
-      pack_amx_rows(src16, reinterpret_cast<uint16_t*>(dst), o.extent, d.K, Kp, o.R, o.s_panel, o.s_k);
-      break;
-    case PackFormat::Pairs:
-      pack_pairs(src16, reinterpret_cast<uint32_t*>(dst), o.extent, d.K, Kp, o.R, o.s_panel, o.s_k);
-      break;
-    case PackFormat::Widen16:
-      pack_strided(src16, reinterpret_cast<uint32_t*>(dst), o.extent, d.K, o.R, o.s_panel, o.s_k);
-      break;
-    case PackFormat::Copy32:
-      pack_strided(reinterpret_cast<const uint32_t*>(src) + base, reinterpret_cast<uint32_t*>(dst), o.extent, d.K,
-                   o.R, o.s_panel, o.s_k);
-      break;
-    case PackFormat::Copy64:
-      pack_strided(reinterpret_cast<const uint64_t*>(src) + base, reinterpret_cast<uint64_t*>(dst), o.extent, d.K,
-                   o.R, o.s_panel, o.s_k);
-      break;
-  }
+  const int64_t batch_bytes = o.panels * Kp * o.R * t.bl.packed_bytes(k.buffers[k.mm_acc].dtype);
+  auto one = [&](int64_t b) {
+    const int64_t base = eval_base(k, v.base, b, scalars);
+    const uint16_t* src16 = reinterpret_cast<const uint16_t*>(src) + base;
+    char* out = dst + b * batch_bytes;
+    switch (f) {
+      case PackFormat::AmxRows:
+        pack_amx_rows(src16, reinterpret_cast<uint16_t*>(out), o.extent, d.K, Kp, o.R, o.s_panel, o.s_k);
+        break;
+      case PackFormat::Pairs:
+        pack_pairs(src16, reinterpret_cast<uint32_t*>(out), o.extent, d.K, Kp, o.R, o.s_panel, o.s_k);
+        break;
+      case PackFormat::Widen16:
+        pack_strided(src16, reinterpret_cast<uint32_t*>(out), o.extent, d.K, o.R, o.s_panel, o.s_k);
+        break;
+      case PackFormat::Copy32:
+        pack_strided(reinterpret_cast<const uint32_t*>(src) + base, reinterpret_cast<uint32_t*>(out), o.extent, d.K,
+                     o.R, o.s_panel, o.s_k);
+        break;
+      case PackFormat::Copy64:
+        pack_strided(reinterpret_cast<const uint64_t*>(src) + base, reinterpret_cast<uint64_t*>(out), o.extent, d.K,
+                     o.R, o.s_panel, o.s_k);
+        break;
+    }
+  };
+  if (o.batch == 1)
+    one(0);
+  else
+    parallel_ranges(o.batch, 1, o.extent * d.K, [&](int64_t b0, int64_t b1) {
+      for (int64_t b = b0; b < b1; ++b) one(b);
+    });
   if (Kp > d.K)
-    zero_pad_k(reinterpret_cast<uint16_t*>(dst), o.panels, d.K, Kp, o.R, f == PackFormat::AmxRows ? 32 : 2);
+    zero_pad_k(reinterpret_cast<uint16_t*>(dst), o.batch * o.panels, d.K, Kp, o.R, f == PackFormat::AmxRows ? 32 : 2);
 }
 
 // Packs one operand into its panels at `dst`: from its buffer when it is a
@@ -1096,9 +1136,11 @@ OperandPanels cached_panels(const Kernel& k, const Table& t, const Dims& d, bool
                             const uint64_t* ids, int64_t bytes) {
   OperandPanels out;
   const Operand o = operand_of(k, lhs, t.bl, d);
-  if (!ids || !o.view->valid() || ids[o.view->buffer] == 0 || !packs_from_buffer(k, t, o, lhs)) return out;
-  out.key = PackKey{ids[o.view->buffer], operand_base(k, *o.view, scalars), o.extent, d.K, t.bl.k_packed(d.K), o.R,
-                    o.s_panel, o.s_k, pack_format(k, t, o, lhs)};
+  // Batched operands are not kept: their panels depend on every batch's base, not one.
+  if (!ids || !o.view->valid() || o.batch != 1 || ids[o.view->buffer] == 0 || !packs_from_buffer(k, t, o, lhs))
+    return out;
+  out.key = PackKey{ids[o.view->buffer], eval_base(k, o.view->base, 0, scalars), o.extent, d.K, t.bl.k_packed(d.K),
+                    o.R, o.s_panel, o.s_k, pack_format(k, t, o, lhs)};
   bool keep = false;
   out.kept = pack_cache().find(out.key, bytes, &keep);
   if (out.kept) {
