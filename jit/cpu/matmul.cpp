@@ -1367,6 +1367,15 @@ void drive(const Kernel& k, const Table& table, bool interpreted, void* const* b
       // direct tile only the partial micro-tiles at the M and N edges.
       const int64_t m_direct = direct ? std::min(m1, P_full * MR) : m0;
       const int64_t n_direct = direct ? std::max(n0, std::min(n1, Q_full * NR)) : n0;
+      if (!direct && n0 == 0 && n1 == d.N && ldt == d.N) {
+        // Whole rows, held at the output's row stride: the tile is one
+        // contiguous run of the output, so one epilogue call covers it (an
+        // interpreted epilogue pays a fixed cost per call).
+        int64_t lin = (bt * d.M + m0) * d.N;
+        eb[k.mm_acc] = reinterpret_cast<void*>(reinterpret_cast<uintptr_t>(tile) - static_cast<uintptr_t>(lin * es));
+        t.epi(&ea, lin, lin + (m1 - m0) * d.N);
+        continue;
+      }
       for (int64_t m = m0; m < m1; ++m) {
         int64_t lin = (bt * d.M + m) * d.N + n0;
         eb[k.mm_acc] = reinterpret_cast<void*>(reinterpret_cast<uintptr_t>(tile) +
