@@ -117,6 +117,18 @@ Buffer::Buffer(std::shared_ptr<const Buffer> base, int64_t offset, int64_t numel
   base_ = base->base_ ? base->base_ : std::move(base);  // a view of a view shares the owner
 }
 
+std::weak_ptr<const void> Buffer::lifetime() const {
+  std::shared_ptr<const void> token = std::atomic_load(&lifetime_);
+  if (!token) {
+    auto fresh = std::make_shared<const char>('\0');
+    std::shared_ptr<const void> expected;
+    token = std::atomic_compare_exchange_strong(&lifetime_, &expected, std::shared_ptr<const void>(fresh))
+                ? std::shared_ptr<const void>(fresh)
+                : expected;
+  }
+  return token;
+}
+
 Buffer::~Buffer() {
   if (!base_) pool().give(data_, capacity_);
 }

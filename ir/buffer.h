@@ -33,6 +33,10 @@ class Buffer {
   /// contents: caches of values derived from a buffer (the matmul's packed
   /// operands, jit/cpu/matmul.cpp) key on it, not on the address.
   uint64_t id() const { return id_; }
+  /// A token that lives exactly as long as this buffer (made on first use):
+  /// a cache of values derived from it watches the token to drop them once
+  /// the buffer is gone.
+  std::weak_ptr<const void> lifetime() const;
   size_t nbytes() const { return static_cast<size_t>(numel_) * dtype_size(dtype_); }
   void* data() { return data_; }
   const void* data() const { return data_; }
@@ -47,7 +51,8 @@ class Buffer {
   int64_t numel_;
   DType dtype_;
   uint64_t id_;
-  std::shared_ptr<const Buffer> base_;  ///< the owner of the memory, for a view
+  std::shared_ptr<const Buffer> base_;
+  mutable std::shared_ptr<const void> lifetime_;  ///< see lifetime(); set once, atomically  ///< the owner of the memory, for a view
 };
 
 using BufferPtr = std::shared_ptr<Buffer>;

@@ -824,12 +824,12 @@ std::vector<BufferPtr> CpuBackend::launch(const std::shared_ptr<const Executable
       [](const PlanBuffer& b) { return make_buffer(b.dtype, b.numel); }, [&](int32_t slot) { return slots[slot]; });
   std::vector<void*> data(bound.size());
   for (size_t i = 0; i < bound.size(); ++i) data[i] = bound[i]->data();
-  // Ids of the buffers fixed for the whole launch (trace parameters; outputs
-  // and temporary slots are written by it): a MatMul kernel may read packed
+  // The buffers fixed for the whole launch (trace parameters; outputs and
+  // temporary slots are written by it): a MatMul kernel may read packed
   // panels of these kept from an earlier launch (jit/cpu/matmul.h).
-  std::vector<uint64_t> param_ids(bound.size(), 0), kernel_ids;
+  std::vector<const Buffer*> fixed(bound.size(), nullptr), kernel_fixed;
   for (size_t i = 0; i < bound.size(); ++i)
-    if (plan.buffers[i].role == PlanBuffer::Role::Param) param_ids[i] = bound[i]->id();
+    if (plan.buffers[i].role == PlanBuffer::Role::Param) fixed[i] = bound[i].get();
 
   std::vector<size_t> promote_now;  // hot Quick kernels, recompiled once this sync's kernels have run
   std::vector<size_t> tier_up_now;  // hot interpreted kernels, compiled once this sync's kernels have run
@@ -842,15 +842,16 @@ std::vector<BufferPtr> CpuBackend::launch(const std::shared_ptr<const Executable
     Interpreted* interp = promo && !full ? promo->interpreted.get() : nullptr;
     std::shared_ptr<const cpu::KernelEntry> quick = interp ? std::atomic_load(&interp->quick) : nullptr;
     const cpu::KernelEntry& entry = full ? *full : quick ? *quick : exe.entries[exe.first[ki]];
-    const uint64_t* ids = nullptr;
+    const Buffer* const* kfixed = nullptr;
     if (k.kind == KernelKind::MatMul) {
-      kernel_ids.clear();
-      for (const KernelBuffer& kb : k.buffers) kernel_ids.push_back(kb.plan_buffer >= 0 ? param_ids[kb.plan_buffer] : 0);
-      ids = kernel_ids.data();
+      kernel_fixed.clear();
+      for (const KernelBuffer& kb : k.buffers)
+        kernel_fixed.push_back(kb.plan_buffer >= 0 ? fixed[kb.plan_buffer] : nullptr);
+      kfixed = kernel_fixed.data();
     }
     if (!entry.fn) {  // in the interpreter until it is hot
       if (interpret_check()) check_interpreter(k, ptrs, scalar_bits);
-      cpu::launch_interpreted(k, ptrs, scalar_bits, ids);
+      cpu::launch_interpreted(k, ptrs, scalar_bits, kfixed);
       counters::kernels_launched.add();
       int64_t ns = std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now() - k0).count();
       const bool hot = interp->ns.fetch_add(ns) + ns >= interpret_up_ns() ||
@@ -863,7 +864,7 @@ std::vector<BufferPtr> CpuBackend::launch(const std::shared_ptr<const Executable
       }
       return;
     }
-    cpu::launch_kernel(k, entry, ptrs, scalar_bits, ids);
+    cpu::launch_kernel(k, entry, ptrs, scalar_bits, kfixed);
     counters::kernels_launched.add();
     if (promo && !full) {
       int64_t ns = promo->launched.exchange(true)

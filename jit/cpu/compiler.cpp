@@ -727,8 +727,8 @@ void launch_kernel(const Kernel& kernel, KernelFn fn, void* const* buffers, cons
 }
 
 void launch_kernel(const Kernel& kernel, const KernelEntry& entry, void* const* buffers, const int64_t* scalars,
-                   const uint64_t* ids) {
-  if (kernel.kind == KernelKind::MatMul) return launch_matmul(kernel, entry.fn, entry.keep, buffers, scalars, ids);
+                   const Buffer* const* fixed) {
+  if (kernel.kind == KernelKind::MatMul) return launch_matmul(kernel, entry.fn, entry.keep, buffers, scalars, fixed);
   int64_t range = kernel.outer_size();
   if (range <= 0) return;
   ErrorSlot err;

@@ -457,10 +457,10 @@ int32_t InterpretedKernel::run(const KernelArgs* args, int64_t begin, int64_t en
   return args->error->code != 0;
 }
 
-void launch_interpreted(const Kernel& k, void* const* buffers, const int64_t* scalars, const uint64_t* ids) {
+void launch_interpreted(const Kernel& k, void* const* buffers, const int64_t* scalars, const Buffer* const* fixed) {
   // A MatMul's sub-kernels are checked as they are prepared (InterpretedKernel),
   // so its launch does not build them twice.
-  if (k.kind == KernelKind::MatMul) return launch_matmul_interpreted(k, buffers, scalars, ids);
+  if (k.kind == KernelKind::MatMul) return launch_matmul_interpreted(k, buffers, scalars, fixed);
   if (!kernel_interpretable(k)) fail(ErrorKind::Runtime, "cpu interpreter: kernel ", k.name, " is not interpretable");
   const int64_t range = k.outer_size();
   if (range <= 0) return;

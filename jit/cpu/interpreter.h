@@ -76,8 +76,8 @@ std::vector<std::string> interpreter_math_functions(const Kernel& kernel);
 
 /// Runs the kernel over its whole domain, as launch_kernel runs a compiled
 /// entry (the same ranges on the same threads), raising the error its index
-/// checks record. `buffers`, `scalars` and `ids` as for a compiled kernel (launch_kernel).
+/// checks record. `buffers`, `scalars` and `fixed` as for a compiled kernel (launch_kernel).
 void launch_interpreted(const Kernel& kernel, void* const* buffers, const int64_t* scalars,
-                        const uint64_t* ids = nullptr);
+                        const Buffer* const* fixed = nullptr);
 
 }  // namespace lt::cpu

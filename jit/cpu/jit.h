@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "ir/buffer.h"
 #include "scheduler/kernel.h"
 
 namespace lt::cpu {
@@ -213,8 +214,8 @@ std::string kernel_llvm_ir(const Kernel& kernel, bool optimized = true, Tier tie
 /// kernel reported a bad index.
 void launch_kernel(const Kernel& kernel, KernelFn fn, void* const* buffers, const int64_t* scalars);
 /// Same; uses the split-reduction entries when they are set and the rows are few and long.
-/// `ids`: as launch_matmul's (matmul.h), read by MatMul kernels only.
+/// `fixed`: as launch_matmul's (matmul.h), read by MatMul kernels only.
 void launch_kernel(const Kernel& kernel, const KernelEntry& entry, void* const* buffers, const int64_t* scalars,
-                   const uint64_t* ids = nullptr);
+                   const Buffer* const* fixed = nullptr);
 
 }  // namespace lt::cpu

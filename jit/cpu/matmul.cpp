@@ -1076,6 +1076,7 @@ struct PackKey {
 struct PackCache {
   struct Entry {
     BufferPtr panels;  ///< from the caching allocator: no fresh pages per replacement
+    std::weak_ptr<const void> alive;  ///< the source buffer's lifetime: expired once it is freed
     std::list<PackKey>::iterator lru;
   };
   std::mutex mu;
@@ -1100,18 +1101,25 @@ struct PackCache {
     *keep = !seen.emplace(key, true).second;
     return nullptr;
   }
-  void add(const PackKey& key, BufferPtr panels) {
+  void drop(absl::flat_hash_map<PackKey, Entry>::iterator it) {
+    bytes -= static_cast<int64_t>(it->second.panels->nbytes());
+    lru.erase(it->second.lru);
+    kept.erase(it);
+  }
+  void add(const PackKey& key, BufferPtr panels, std::weak_ptr<const void> alive) {
     std::lock_guard<std::mutex> lock(mu);
     if (kept.contains(key)) return;
-    const auto size = static_cast<int64_t>(panels->nbytes());
-    while (bytes + size > budget && !lru.empty()) {
-      auto victim = kept.find(lru.back());
-      bytes -= static_cast<int64_t>(victim->second.panels->nbytes());
-      kept.erase(victim);
-      lru.pop_back();
+    // Panels of freed buffers can never be read again (ids are not reused):
+    // they go first, so a training loop's old weights do not fill the budget.
+    for (auto it = kept.begin(); it != kept.end();) {
+      auto next = std::next(it);
+      if (it->second.alive.expired()) drop(it);
+      it = next;
     }
+    const auto size = static_cast<int64_t>(panels->nbytes());
+    while (bytes + size > budget && !lru.empty()) drop(kept.find(lru.back()));
     lru.push_front(key);
-    kept.emplace(key, Entry{std::move(panels), lru.begin()});
+    kept.emplace(key, Entry{std::move(panels), std::move(alive), lru.begin()});
     seen.erase(key);
     bytes += size;
     pack_cache_bytes.add(bytes - pack_cache_bytes.get());
@@ -1128,25 +1136,28 @@ PackCache& pack_cache() {
 struct OperandPanels {
   BufferPtr kept;   ///< held for the launch
   BufferPtr fill;   ///< pack here, then keep
+  std::weak_ptr<const void> alive;  ///< fill: the source buffer's lifetime (Buffer::lifetime)
   PackKey key{};
   const char* data() const { return static_cast<const char*>((kept ? kept : fill)->data()); }
 };
 
 OperandPanels cached_panels(const Kernel& k, const Table& t, const Dims& d, bool lhs, const int64_t* scalars,
-                            const uint64_t* ids, int64_t bytes) {
+                            const Buffer* const* fixed, int64_t bytes) {
   OperandPanels out;
   const Operand o = operand_of(k, lhs, t.bl, d);
   // Batched operands are not kept: their panels depend on every batch's base, not one.
-  if (!ids || !o.view->valid() || o.batch != 1 || ids[o.view->buffer] == 0 || !packs_from_buffer(k, t, o, lhs))
+  if (!fixed || !o.view->valid() || o.batch != 1 || !fixed[o.view->buffer] || !packs_from_buffer(k, t, o, lhs))
     return out;
-  out.key = PackKey{ids[o.view->buffer], eval_base(k, o.view->base, 0, scalars), o.extent, d.K, t.bl.k_packed(d.K),
-                    o.R, o.s_panel, o.s_k, pack_format(k, t, o, lhs)};
+  const Buffer& src = *fixed[o.view->buffer];
+  out.key = PackKey{src.id(), eval_base(k, o.view->base, 0, scalars), o.extent, d.K, t.bl.k_packed(d.K), o.R,
+                    o.s_panel, o.s_k, pack_format(k, t, o, lhs)};
   bool keep = false;
   out.kept = pack_cache().find(out.key, bytes, &keep);
   if (out.kept) {
     pack_hits.add();
   } else if (keep) {
     out.fill = make_buffer(DType::UInt8, bytes);
+    out.alive = src.lifetime();
   }
   return out;
 }
@@ -1207,7 +1218,7 @@ Table interpreted_table(const Kernel& k) {
 }
 
 void drive(const Kernel& k, const Table& table, bool interpreted, void* const* buffers, const int64_t* scalars,
-           const uint64_t* ids);
+           const Buffer* const* fixed);
 
 }  // namespace
 
@@ -1222,20 +1233,20 @@ bool matmul_interpretable(const Kernel& k) {
   return kernel_interpretable(epilogue_kernel(k));
 }
 
-void launch_matmul_interpreted(const Kernel& k, void* const* buffers, const int64_t* scalars, const uint64_t* ids) {
-  drive(k, interpreted_table(k), /*interpreted=*/true, buffers, scalars, ids);
+void launch_matmul_interpreted(const Kernel& k, void* const* buffers, const int64_t* scalars, const Buffer* const* fixed) {
+  drive(k, interpreted_table(k), /*interpreted=*/true, buffers, scalars, fixed);
 }
 
 void launch_matmul(const Kernel& k, KernelFn fn, const std::shared_ptr<const void>& owner, void* const* buffers,
-                   const int64_t* scalars, const uint64_t* ids) {
+                   const int64_t* scalars, const Buffer* const* fixed) {
   std::shared_ptr<const Table> tp = table_for(k, fn, owner);
-  drive(k, *tp, /*interpreted=*/false, buffers, scalars, ids);
+  drive(k, *tp, /*interpreted=*/false, buffers, scalars, fixed);
 }
 
 namespace {
 
 void drive(const Kernel& k, const Table& table, bool interpreted, void* const* buffers, const int64_t* scalars,
-           const uint64_t* ids) {
+           const Buffer* const* fixed) {
   Table local;
   const Table* tp = &table;
   // A shape-generic kernel's sizes are this launch's (the table's are those of its first launch).
@@ -1271,8 +1282,8 @@ void drive(const Kernel& k, const Table& table, bool interpreted, void* const* b
   const int64_t Kp = t.bl.k_packed(d.K), pes = t.bl.packed_bytes(dt);  // packed panels: k extent, element bytes
   const size_t nb = k.buffers.size();
   const int64_t a_elems = d.batch_a * d.P * Kp * MR, b_elems = d.batch_b * d.Q * Kp * NR;
-  const OperandPanels a_kept = cached_panels(k, t, d, true, scalars, ids, a_elems * pes);
-  const OperandPanels b_kept = cached_panels(k, t, d, false, scalars, ids, b_elems * pes);
+  const OperandPanels a_kept = cached_panels(k, t, d, true, scalars, fixed, a_elems * pes);
+  const OperandPanels b_kept = cached_panels(k, t, d, false, scalars, fixed, b_elems * pes);
   const int64_t a_scratch = a_kept.kept || a_kept.fill ? 0 : a_elems, b_scratch = b_kept.kept || b_kept.fill ? 0 : b_elems;
   ScratchLease lease(static_cast<size_t>((a_scratch + b_scratch) * pes + 128));
   char* Ap = a_scratch ? lease.p : a_kept.fill ? static_cast<char*>(a_kept.fill->data()) : nullptr;
@@ -1301,7 +1312,7 @@ void drive(const Kernel& k, const Table& table, bool interpreted, void* const* b
   // Panels packed from a buffer report no errors (no index checks run there).
   for (const OperandPanels* o : {&a_kept, &b_kept})
     if (o->fill) {
-      pack_cache().add(o->key, o->fill);
+      pack_cache().add(o->key, o->fill, o->alive);
       packs_kept.add();
     }
   const char* Apc = a_kept.kept ? a_kept.data() : Ap;

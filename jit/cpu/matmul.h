@@ -41,12 +41,12 @@ void generate_matmul_kernel(const Kernel& kernel, llvm::Module& module, const st
 /// and `owner` the loaded object it lives in (KernelEntry::keep; empty for a
 /// pinned object). The helper entries looked up for `fn` are cached per
 /// loaded object: after an unload, another object may be loaded at `fn`'s address.
-/// `ids`, when given, holds for each kernel buffer the id (ir/buffer.h) of a
-/// buffer whose contents are fixed for the whole launch (a trace parameter),
-/// or 0: operands with an id may read packed panels kept from an earlier
-/// launch (matmul.cpp, "packed operands, kept across launches").
+/// `fixed`, when given, holds for each kernel buffer the Buffer it is bound
+/// to when its contents are fixed for the whole launch (a trace parameter),
+/// or null: such operands may read packed panels kept from an earlier launch
+/// (matmul.cpp, "packed operands, kept across launches").
 void launch_matmul(const Kernel& kernel, KernelFn fn, const std::shared_ptr<const void>& owner, void* const* buffers,
-                   const int64_t* scalars, const uint64_t* ids = nullptr);
+                   const int64_t* scalars, const Buffer* const* fixed = nullptr);
 
 /// Whether a MatMul kernel runs in the interpreter (interpreter.h): its
 /// packing and epilogue sub-kernels are interpretable Elementwise kernels.
@@ -55,7 +55,7 @@ bool matmul_interpretable(const Kernel& kernel);
 /// Runs a MatMul kernel with no object: the driver and the process's
 /// micro-kernel as launch_matmul, the sub-kernels interpreted.
 void launch_matmul_interpreted(const Kernel& kernel, void* const* buffers, const int64_t* scalars,
-                               const uint64_t* ids = nullptr);
+                               const Buffer* const* fixed = nullptr);
 
 /// Address of a symbol already linked into the JIT (compiler.cpp).
 void* lookup_jit_symbol(const std::string& name);

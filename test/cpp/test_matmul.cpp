@@ -319,7 +319,7 @@ BOOST_AUTO_TEST_CASE(bfloat16_subnormal_operands_flush_only_on_the_bfloat16_path
 // later launches read them and give the same bits as packing afresh. Another
 // buffer of the same shape, likely at the same address once the first is
 // freed, is packed from its own values: the key is the buffer's id, never
-// its address.
+// its address; and the freed weight's panels are dropped.
 BOOST_AUTO_TEST_CASE(a_weight_packed_twice_is_kept_and_never_read_for_another_buffer) {
   for (DType d : kFloats) {
     BOOST_TEST_CONTEXT(dtype_name(d)) {
@@ -340,11 +340,15 @@ BOOST_AUTO_TEST_CASE(a_weight_packed_twice_is_kept_and_never_read_for_another_bu
       // The kept panels give the bits of a fresh pack (a weight seen once is packed into scratch).
       NodePtr w_copy = random_input(d, {96, 80}, -1, 1, 21);
       BOOST_TEST(same_bits(got[3], run(product(xs[3], w_copy))));
-      // w freed, another weight of its shape: its own panels.
+      // w freed, another weight of its shape: its own panels, and w's are
+      // dropped when w2's are kept (the cache holds no panels of freed buffers).
+      const int64_t bytes_with_w = counter_value("matmul_pack_cache_bytes");
       w.reset();
+      w_copy.reset();
       got.clear();
       NodePtr w2 = random_input(d, {96, 80}, -1, 1, 22);
       for (int rep = 0; rep < 3; ++rep) check({product(xs[0], w2)}, 80, 2);
+      BOOST_TEST(counter_value("matmul_pack_cache_bytes") <= bytes_with_w);
     }
   }
 }
