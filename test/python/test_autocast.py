@@ -950,3 +950,20 @@ def test_out_forms_are_not_cast_as_torch():
         assert r is o and o.dtype == lib.float32 and c.dtype == lib.float32
         np.testing.assert_allclose(o.numpy(), a_np @ a_np, rtol=1e-5, atol=1e-5)
         np.testing.assert_allclose(c.numpy()[:3], a_np)
+
+def test_autocast_state_is_per_thread_and_wrapped_ops_bind_as_methods():
+    """The shim reads the C++ per-thread flag: a new thread starts with autocast off; a wrapped Tensor method
+    binds its tensor both when called and when taken as an attribute first."""
+    import threading
+    x = torch.ones(4, 4)
+    with torch.autocast("cpu", dtype=torch.bfloat16):
+        assert (x @ x).dtype == torch.bfloat16
+        bound = x.matmul
+        assert bound(x).dtype == torch.bfloat16
+        seen = []
+        t = threading.Thread(target=lambda: seen.append(((x @ x).dtype, torch.is_autocast_cpu_enabled())))
+        t.start()
+        t.join()
+        assert seen == [(torch.float32, False)]
+    assert (x @ x).dtype == torch.float32 and x.matmul(x).dtype == torch.float32
+    assert torch.nn.functional.linear.__wrapped__.__name__ == "linear"

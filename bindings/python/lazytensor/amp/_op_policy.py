@@ -30,7 +30,7 @@ import functools
 import sys
 import types
 
-from .._C import Tensor, _api_table, bfloat16, float16, float32, promote_types
+from .._C import Tensor, _api_table, _autocast_shim, bfloat16, float16, float32, promote_types
 from .autocast_mode import state
 
 LOWER_PRECISION_FP = "lower_precision_fp"
@@ -149,11 +149,9 @@ def _run(fn, policy, args, kwargs):
 
 
 def _wrap(fn, policy):
-    @functools.wraps(fn)
-    def autocast_op(*args, **kwargs):
-        if not state.cpu_enabled:
-            return fn(*args, **kwargs)
-        return _run(fn, policy, args, kwargs)
+    """fn as an autocast op: _C._autocast_shim calls fn straight through while autocast is off on this thread
+    (a thread-local read in C++, no Python frame) and _run while it is on."""
+    autocast_op = functools.update_wrapper(_autocast_shim(fn, _run, policy), fn)
     autocast_op.autocast_policy = policy
     return autocast_op
 

@@ -11,7 +11,7 @@ import functools
 import threading
 import warnings
 
-from .._C import bfloat16, dtype, float16
+from .._C import _autocast_cpu_enabled, _set_autocast_cpu_enabled, bfloat16, dtype, float16
 from .._device import no_cuda_device
 
 __all__ = ["autocast", "autocast_decorator"]
@@ -20,7 +20,9 @@ __all__ = ["autocast", "autocast_decorator"]
 class _State(threading.local):
     """One thread's autocast state; the class attributes are a new thread's values."""
 
-    cpu_enabled = False  # CPU autocast is on (and no autocast op is running: ops run with it off)
+    # CPU autocast is on (and no autocast op is running: ops run with it off). The flag is C++'s per-thread
+    # one, which the autocast shims (_op_policy._wrap) read on every call.
+    cpu_enabled = property(lambda self: _autocast_cpu_enabled(), lambda self, on: _set_autocast_cpu_enabled(on))
     gpu_enabled = False  # torch.set_autocast_enabled; never casts here (no CUDA tensors)
     cpu_dtype = bfloat16
     gpu_dtype = float16
