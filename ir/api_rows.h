@@ -3,7 +3,7 @@
 // `ApiRow::sum` names a row; `api_row_names(row)` gives its torch.*, Tensor.*
 // and in-place names. The C++ API table (lazy/api_cxx.def) keys its rows by
 // these ids, and lazy/tensor.cpp checks with `functions_match`,
-// `methods_match` and `inplace_match` that each C++ function, method and
+// `methods_match`, `aliases_match` and `inplace_match` that each C++ function, method and
 // in-place method carries the names (the torch aliases included) that its row
 // lists.
 #pragma once
@@ -77,6 +77,14 @@ constexpr bool functions_match(ApiRow row, std::string_view names) {
 /// Whether C++ methods named `names` are Tensor methods of the table and include the row's own.
 constexpr bool methods_match(ApiRow row, std::string_view names) {
   return words_within(api_row_names(row).methods, names) && api_words::all_words(names, is_api_method);
+}
+
+/// Whether the hand-written C++ `function` (when the row names it) and its
+/// forwarding `aliases` are exactly the row's torch.* names.
+constexpr bool aliases_match(ApiRow row, std::string_view function, std::string_view aliases) {
+  std::string_view names = api_row_names(row).functions;
+  return words_within(aliases, names) &&
+         api_words::all_words(names, [&](std::string_view w) { return w == function || has_word(aliases, w); });
 }
 
 /// Whether C++ in-place methods named `names` are exactly the row's in-place names.

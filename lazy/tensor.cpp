@@ -495,7 +495,7 @@ std::vector<Tensor> as_result(const std::vector<NodePtr>& ns) { return tensors_o
   static_assert(inplace_match(ApiRow::row, #row "_ " #__VA_ARGS__),                                             \
                 "lazy/api_cxx.def: the in-place methods of row " #row " are not its in-place names");
 #define LT_CXX_ALIAS(row, function, ...)                                  \
-  static_assert(functions_match(ApiRow::row, #function " " #__VA_ARGS__), \
+  static_assert(aliases_match(ApiRow::row, #function, #__VA_ARGS__),       \
                 "lazy/api_cxx.def: the aliases of row " #row " are not its torch.* names");
 #include "lazy/api_cxx.def"
 #undef LT_CXX_DEFINE_FUNCTION

@@ -136,9 +136,9 @@ class Tensor {
 
   // ---- methods (same as the free functions below) ----
   // From lazy/api_cxx.def: for each METHOD or BOTH row, `result row(parameters) const`
-  // (sum, mean, transpose and swapdims, permute, reshape, view, squeeze, unsqueeze,
-  // flatten, matmul); for each LT_CXX_INPLACE row, `Tensor& row_(parameters)` and its
-  // aliases (clamp_, div_ and divide_).
+  // and its aliases (sum, mean, transpose and swapdims, swapaxes, permute, reshape,
+  // view, squeeze, unsqueeze, flatten, matmul); for each LT_CXX_INPLACE row,
+  // `Tensor& row_(parameters)` and its aliases (clamp_, clip_, div_ and divide_, true_divide_).
 #define LT_CXX_DEFAULT(...) = __VA_ARGS__
 #define LT_CXX_DECLARE_METHOD(name, result, builder, first, parameters, arguments) \
   result name(LT_CXX_UNPACK parameters) const;
@@ -285,8 +285,9 @@ Tensor operator!(const Tensor& a);
 // under each alias. The reductions sum, mean, prod, amax, amin, argmax, argmin,
 // var, std, logsumexp, cumsum, softmax, log_softmax; the indexing gather,
 // scatter_add, index_select, where; cat (concat), stack, split, chunk, transpose
-// (swapdims), permute, reshape, squeeze, unsqueeze, flatten, flip; clamp with
-// optional numbers, and matmul. div also answers to divide.
+// (swapdims), swapaxes, permute, reshape, squeeze, unsqueeze, flatten, flip; clamp
+// and clip with optional numbers, and matmul. The hand-written div also answers
+// to divide and true_divide.
 #define LT_CXX_DEFAULT(...) = __VA_ARGS__
 #define LT_CXX_DECLARE_FUNCTION(name, result, builder, first, parameters, arguments) \
   result name(first x, LT_CXX_UNPACK parameters);

@@ -1,6 +1,6 @@
 // The C++ API generated from lazy/api_cxx.def: each function and method
 // records what its builder records, and each torch alias of ir/api_functions.def
-// (concat, swapdims, divide, divide_) is its function.
+// (concat, swapdims, divide, divide_, ...) is its function.
 #define BOOST_TEST_MODULE cxx_api
 #include <boost/test/unit_test.hpp>
 
@@ -40,6 +40,9 @@ static_assert(!functions_match(ApiRow::cat, "cat"), "a missing alias fails");
 static_assert(!functions_match(ApiRow::cat, "cat concat concatenate"), "a name the row lacks fails");
 static_assert(methods_match(ApiRow::permute, "permute"), "a method may have a row of its own (permute_method)");
 static_assert(!methods_match(ApiRow::transpose, "transpose"), "a missing method alias fails");
+static_assert(aliases_match(ApiRow::div, "div", "divide"));
+static_assert(aliases_match(ApiRow::true_divide, "div", "true_divide"), "the function need not be a row name");
+static_assert(!aliases_match(ApiRow::div, "div", ""), "a missing alias fails");
 static_assert(inplace_match(ApiRow::div, "div_ divide_"));
 static_assert(!inplace_match(ApiRow::div, "div_"));
 
@@ -117,6 +120,11 @@ BOOST_AUTO_TEST_CASE(every_cxx_alias_is_its_function) {
   check_same(divide(x, 4), div(x, 4));
   check_same(divide(2.5, y), div(2.5, y));
   check_same(divide(x, y), x / y);
+  check_same(true_divide(x, y), div(x, y));
+  check_same(true_divide(x, 4), div(x, 4));
+  check_same(swapaxes(x, 0, 1), transpose(x, 0, 1));
+  check_same(x.swapaxes(0, 1), x.transpose(0, 1));
+  check_same(clip(x, -1.0, 2), clamp(x, -1.0, 2));
 
   Tensor a = matrix(), b = matrix();
   a.divide_(y);
@@ -125,6 +133,17 @@ BOOST_AUTO_TEST_CASE(every_cxx_alias_is_its_function) {
   a.divide_(3);
   b.div_(3);
   check_same(a, b);
+  a.true_divide_(y);
+  b.div_(y);
+  check_same(a, b);
+  a.true_divide_(2);
+  b.div_(2);
+  check_same(a, b);
+
+  Tensor c = matrix(), d = matrix();
+  c.clip_(std::nullopt, 1.5);
+  d.clamp_(std::nullopt, 1.5);
+  check_same(c, d);
 }
 
 BOOST_AUTO_TEST_CASE(generated_inplace_methods_rebind_as_their_functions_compute) {
@@ -135,10 +154,11 @@ BOOST_AUTO_TEST_CASE(generated_inplace_methods_rebind_as_their_functions_compute
 
   // An in-place form raises under its own name: the int64 quotient is float.
   Tensor i = Tensor::from_vector<int64_t>({1, 2, 3});
-  for (const std::string op : {"div_", "divide_"}) {
+  for (const std::string op : {"div_", "divide_", "true_divide_"}) {
     try {
       if (op == "div_") i.div_(2);
-      else i.divide_(2);
+      else if (op == "divide_") i.divide_(2);
+      else i.true_divide_(2);
       BOOST_ERROR(op << " of an int64 tensor did not raise");
     } catch (const Error& e) {
       BOOST_TEST(std::string(e.what()).rfind(op + ": result type", 0) == 0, e.what());
