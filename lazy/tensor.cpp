@@ -466,36 +466,36 @@ std::vector<Tensor> as_result(const std::vector<NodePtr>& ns) { return tensors_o
 #define LT_CXX_DEFAULT(...)
 #define LT_CXX_BUILDER(builder) [](const auto&... a) { return ops::builder(a...); }
 #define LT_CXX_DEFINE_FUNCTION(name, result, builder, first, parameters, arguments) \
-  result name(first x, LT_CXX_UNPACK parameters) {                                 \
-    return as_result(build(LT_CXX_BUILDER(builder), x, LT_CXX_UNPACK arguments));  \
+  result name(first x, LT_CXX_UNPACK parameters) {                                  \
+    return as_result(build(LT_CXX_BUILDER(builder), x, LT_CXX_UNPACK arguments));   \
   }
-#define LT_CXX_DEFINE_METHOD(name, result, builder, first, parameters, arguments)      \
+#define LT_CXX_DEFINE_METHOD(name, result, builder, first, parameters, arguments)     \
   result Tensor::name(LT_CXX_UNPACK parameters) const {                               \
     return as_result(build(LT_CXX_BUILDER(builder), *this, LT_CXX_UNPACK arguments)); \
   }
-#define LT_CXX_DEFINE_INPLACE(name, builder, parameters, arguments)                      \
-  Tensor& Tensor::name(LT_CXX_UNPACK parameters) {                                        \
+#define LT_CXX_DEFINE_INPLACE(name, builder, parameters, arguments)                               \
+  Tensor& Tensor::name(LT_CXX_UNPACK parameters) {                                                \
     return inplace(*this, #name, build(LT_CXX_BUILDER(builder), *this, LT_CXX_UNPACK arguments)); \
   }
 // Each row's names against its row of ir/api_functions.def; ApiRow::row fails to
 // compile for an id that is not a row.
-#define LT_CXX_FUNCTION(row, forms, result, builder, first, parameters, arguments, ...)                            \
-  LT_CXX_IF_FUNCTION_##forms(                                                                                     \
-      LT_CXX_EACH_NAME(LT_CXX_DEFINE_FUNCTION, (result, builder, first, parameters, arguments),                  \
-                       row __VA_OPT__(, ) __VA_ARGS__)                                                            \
-      static_assert(functions_match(ApiRow::row, #row " " #__VA_ARGS__),                                          \
-                    "lazy/api_cxx.def: the functions of row " #row " are not its torch.* names");)                 \
-  LT_CXX_IF_METHOD_##forms(                                                                                       \
-      LT_CXX_EACH_NAME(LT_CXX_DEFINE_METHOD, (result, builder, first, parameters, arguments),                    \
-                       row __VA_OPT__(, ) __VA_ARGS__)                                                            \
-      static_assert(methods_match(ApiRow::row, #row " " #__VA_ARGS__),                                            \
+#define LT_CXX_FUNCTION(row, forms, result, builder, first, parameters, arguments, ...)            \
+  LT_CXX_IF_FUNCTION_##forms(                                                                      \
+      LT_CXX_EACH_NAME(LT_CXX_DEFINE_FUNCTION, (result, builder, first, parameters, arguments),    \
+                       row __VA_OPT__(, ) __VA_ARGS__)                                             \
+      static_assert(functions_match(ApiRow::row, #row " " #__VA_ARGS__),                           \
+                    "lazy/api_cxx.def: the functions of row " #row " are not its torch.* names");) \
+  LT_CXX_IF_METHOD_##forms(                                                                        \
+      LT_CXX_EACH_NAME(LT_CXX_DEFINE_METHOD, (result, builder, first, parameters, arguments),      \
+                       row __VA_OPT__(, ) __VA_ARGS__)                                             \
+      static_assert(methods_match(ApiRow::row, #row " " #__VA_ARGS__),                             \
                     "lazy/api_cxx.def: the methods of row " #row " are not Tensor methods or miss the row's own");)
 #define LT_CXX_INPLACE(row, builder, parameters, arguments, ...)                                               \
   LT_CXX_EACH_NAME(LT_CXX_DEFINE_INPLACE, (builder, parameters, arguments), row##_ __VA_OPT__(, ) __VA_ARGS__) \
-  static_assert(inplace_match(ApiRow::row, #row "_ " #__VA_ARGS__),                                             \
+  static_assert(inplace_match(ApiRow::row, #row "_ " #__VA_ARGS__),                                            \
                 "lazy/api_cxx.def: the in-place methods of row " #row " are not its in-place names");
-#define LT_CXX_ALIAS(row, function, ...)                                  \
-  static_assert(aliases_match(ApiRow::row, #function, #__VA_ARGS__),       \
+#define LT_CXX_ALIAS(row, function, ...)                             \
+  static_assert(aliases_match(ApiRow::row, #function, #__VA_ARGS__), \
                 "lazy/api_cxx.def: the aliases of row " #row " are not its torch.* names");
 #include "lazy/api_cxx.def"
 #undef LT_CXX_DEFINE_FUNCTION

@@ -142,7 +142,7 @@ class Tensor {
 #define LT_CXX_DEFAULT(...) = __VA_ARGS__
 #define LT_CXX_DECLARE_METHOD(name, result, builder, first, parameters, arguments) \
   result name(LT_CXX_UNPACK parameters) const;
-#define LT_CXX_FUNCTION(row, forms, result, builder, first, parameters, arguments, ...) \
+#define LT_CXX_FUNCTION(row, forms, result, builder, first, parameters, arguments, ...)                             \
   LT_CXX_IF_METHOD_##forms(LT_CXX_EACH_NAME(LT_CXX_DECLARE_METHOD, (result, builder, first, parameters, arguments), \
                                             row __VA_OPT__(, ) __VA_ARGS__))
 #define LT_CXX_DECLARE_INPLACE(name, builder, parameters, arguments) Tensor& name(LT_CXX_UNPACK parameters);
@@ -294,10 +294,10 @@ Tensor operator!(const Tensor& a);
 #define LT_CXX_FUNCTION(row, forms, result, builder, first, parameters, arguments, ...) \
   LT_CXX_IF_FUNCTION_##forms(LT_CXX_EACH_NAME(LT_CXX_DECLARE_FUNCTION, (result, builder, first, parameters, arguments), \
                                               row __VA_OPT__(, ) __VA_ARGS__))
-#define LT_CXX_FORWARD(name, function)                                                           \
-  template <class... A>                                                                          \
-  auto name(A&&... a) -> decltype(function(std::forward<A>(a)...)) {                             \
-    return function(std::forward<A>(a)...);                                                      \
+#define LT_CXX_FORWARD(name, function)                               \
+  template <class... A>                                              \
+  auto name(A&&... a) -> decltype(function(std::forward<A>(a)...)) { \
+    return function(std::forward<A>(a)...);                          \
   }
 #define LT_CXX_ALIAS(row, function, ...) LT_CXX_EACH_NAME(LT_CXX_FORWARD, (function), __VA_ARGS__)
 #include "lazy/api_cxx.def"
