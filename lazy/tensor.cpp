@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include "autograd/autograd.h"
+#include "ir/api_rows.h"
 #include "ir/block_cache.h"
 #include "ir/evaluator.h"
 #include "lazy/runtime.h"
@@ -106,6 +107,16 @@ const NodePtr& N(const Tensor& t) {
   return t.node();
 }
 NodePtr opt(const Tensor& t) { return t.defined() ? t.node() : nullptr; }
+std::vector<NodePtr> nodes_of(const std::vector<Tensor>& xs) {
+  std::vector<NodePtr> out;
+  for (const Tensor& x : xs) out.push_back(N(x));
+  return out;
+}
+std::vector<Tensor> tensors_of(const std::vector<NodePtr>& ns) {
+  std::vector<Tensor> out;
+  for (const NodePtr& n : ns) out.push_back(wrap(n));
+  return out;
+}
 }  // namespace
 
 // Every recorded op makes a slot: from the per-thread block cache (ir/block_cache.h).
@@ -242,11 +253,9 @@ Tensor& Tensor::sub_(const Tensor& o, Scalar alpha) {
   return inplace(*this, "sub_", ops::sub(node(), rhs));
 }
 Tensor& Tensor::mul_(const Tensor& o) { return inplace(*this, "mul_", ops::mul(node(), N(o))); }
-Tensor& Tensor::div_(const Tensor& o) { return inplace(*this, "div_", ops::div(node(), N(o))); }
 Tensor& Tensor::add_(Scalar o) { return inplace(*this, "add_", ops::add(node(), o.node())); }
 Tensor& Tensor::sub_(Scalar o) { return inplace(*this, "sub_", ops::sub(node(), o.node())); }
 Tensor& Tensor::mul_(Scalar o) { return inplace(*this, "mul_", ops::mul(node(), o.node())); }
-Tensor& Tensor::div_(Scalar o) { return inplace(*this, "div_", ops::div(node(), o.node())); }
 Tensor& Tensor::zero_() { return fill_(0); }
 Tensor& Tensor::fill_(Scalar v) {
   return inplace(*this, "fill_", ops::full_like_node(ops::cast(v.node(), dtype()), shape()));
@@ -259,28 +268,17 @@ Tensor& Tensor::copy_(const Tensor& src) {
   runtime::maybe_auto_sync();
   return *this;
 }
-Tensor& Tensor::clamp_(std::optional<Scalar> min, std::optional<Scalar> max) {
-  return inplace(*this, "clamp_", ops::clamp(node(), min ? min->node() : nullptr, max ? max->node() : nullptr));
-}
 Tensor& Tensor::masked_fill_(const Tensor& mask, Scalar value) {
   return inplace(*this, "masked_fill_", ops::masked_fill(node(), N(mask), value.node()));
 }
 
 // ---- methods ----
 Tensor Tensor::to(DType d) const { return lt::cast(*this, d); }
-Tensor Tensor::reshape(absl::Span<const int64_t> s) const { return lt::reshape(*this, s); }
-Tensor Tensor::permute(absl::Span<const int64_t> p) const { return lt::permute(*this, p); }
-Tensor Tensor::transpose(int64_t a, int64_t b) const { return lt::transpose(*this, a, b); }
 Tensor Tensor::expand(absl::Span<const int64_t> s) const { return lt::expand(*this, s); }
-Tensor Tensor::squeeze(std::optional<int64_t> d) const { return lt::squeeze(*this, d); }
-Tensor Tensor::unsqueeze(int64_t d) const { return lt::unsqueeze(*this, d); }
-Tensor Tensor::flatten(int64_t s, int64_t e) const { return lt::flatten(*this, s, e); }
 Tensor Tensor::slice(int64_t d, std::optional<int64_t> s, std::optional<int64_t> e, int64_t st) const {
   return lt::slice(*this, d, s, e, st);
 }
 Tensor Tensor::select(int64_t d, int64_t i) const { return lt::select(*this, d, i); }
-Tensor Tensor::sum(absl::Span<const int64_t> d, bool k) const { return lt::sum(*this, d, k); }
-Tensor Tensor::mean(absl::Span<const int64_t> d, bool k) const { return lt::mean(*this, d, k); }
 // PyTorch: a full max/min of an empty tensor is a RuntimeError (amax over an empty dim is an IndexError).
 static void check_full_extreme(std::string_view op, const Tensor& t) {
   if (t.numel() == 0) {
@@ -304,7 +302,6 @@ Tensor Tensor::sqrt() const { return lt::sqrt(*this); }
 Tensor Tensor::relu() const { return lt::relu(*this); }
 Tensor Tensor::sigmoid() const { return lt::sigmoid(*this); }
 Tensor Tensor::tanh() const { return lt::tanh(*this); }
-Tensor Tensor::matmul(const Tensor& o) const { return lt::matmul(*this, o); }
 Tensor Tensor::clone() const { return Tensor(node()); }
 
 // ---- creation ----
@@ -403,12 +400,6 @@ LT_DEFINE_BINARY(logical_and, LT_NUMBER_NODE) LT_DEFINE_BINARY(logical_or, LT_NU
 #undef LT_NUMBER_NODE
 #undef LT_DEFINE_BINARY
 
-Tensor where(const Tensor& c, const Tensor& a, const Tensor& b) { return wrap(ops::where(N(c), N(a), N(b))); }
-Tensor where(const Tensor& c, const Tensor& a, Scalar b) { return wrap(ops::where(N(c), N(a), b.node())); }
-Tensor where(const Tensor& c, Scalar a, const Tensor& b) { return wrap(ops::where(N(c), a.node(), N(b))); }
-Tensor clamp(const Tensor& x, std::optional<Scalar> lo, std::optional<Scalar> hi) {
-  return wrap(ops::clamp(N(x), lo ? lo->node() : nullptr, hi ? hi->node() : nullptr));
-}
 Tensor clamp(const Tensor& x, const Tensor& lo, const Tensor& hi) { return wrap(ops::clamp(N(x), opt(lo), opt(hi))); }
 
 Tensor operator+(const Tensor& a, const Tensor& b) { return add(a, b); }
@@ -452,66 +443,83 @@ Tensor operator!(const Tensor& a) { return logical_not(a); }
   Tensor operator cxx(Scalar a, const Tensor& b) { return fn(a, b); }
 #include "ir/api.def"
 
-// ---- reductions ----
-Tensor sum(const Tensor& x, absl::Span<const int64_t> d, bool k, std::optional<DType> dt) {
-  return wrap(ops::sum(N(x), d, k, dt));
+// ---- the rows of ir/api_functions.def (lazy/api_cxx.def) ----
+namespace {
+// A C++ argument as its builder takes it: a tensor (or a list of them) as its
+// node, a number as its Scalar node, an absent bound as nullptr; the rest as is.
+const NodePtr& node_arg(const Tensor& t) { return N(t); }
+std::vector<NodePtr> node_arg(const std::vector<Tensor>& ts) { return nodes_of(ts); }
+NodePtr node_arg(const Scalar& s) { return s.node(); }
+NodePtr node_arg(const std::optional<Scalar>& s) { return s ? s->node() : nullptr; }
+template <class T>
+const T& node_arg(const T& v) {
+  return v;
 }
-Tensor prod(const Tensor& x, absl::Span<const int64_t> d, bool k, std::optional<DType> dt) {
-  return wrap(ops::prod(N(x), d, k, dt));
+template <class Builder, class... Args>
+auto build(Builder builder, const Args&... args) {
+  return builder(node_arg(args)...);
 }
-Tensor mean(const Tensor& x, absl::Span<const int64_t> d, bool k) { return wrap(ops::mean(N(x), d, k)); }
-Tensor amax(const Tensor& x, absl::Span<const int64_t> d, bool k) { return wrap(ops::amax(N(x), d, k)); }
-Tensor amin(const Tensor& x, absl::Span<const int64_t> d, bool k) { return wrap(ops::amin(N(x), d, k)); }
-Tensor argmax(const Tensor& x, std::optional<int64_t> d, bool k) { return wrap(ops::argmax(N(x), d, k)); }
-Tensor argmin(const Tensor& x, std::optional<int64_t> d, bool k) { return wrap(ops::argmin(N(x), d, k)); }
-Tensor var(const Tensor& x, absl::Span<const int64_t> d, int64_t c, bool k) { return wrap(ops::var(N(x), d, c, k)); }
-Tensor std(const Tensor& x, absl::Span<const int64_t> d, int64_t c, bool k) { return wrap(ops::std(N(x), d, c, k)); }
-Tensor logsumexp(const Tensor& x, absl::Span<const int64_t> d, bool k) { return wrap(ops::logsumexp(N(x), d, k)); }
+Tensor as_result(NodePtr n) { return wrap(std::move(n)); }
+std::vector<Tensor> as_result(const std::vector<NodePtr>& ns) { return tensors_of(ns); }
+}  // namespace
+
+#define LT_CXX_DEFAULT(...)
+#define LT_CXX_BUILDER(builder) [](const auto&... a) { return ops::builder(a...); }
+#define LT_CXX_DEFINE_FUNCTION(name, result, builder, first, parameters, arguments) \
+  result name(first x, LT_CXX_UNPACK parameters) {                                  \
+    return as_result(build(LT_CXX_BUILDER(builder), x, LT_CXX_UNPACK arguments));   \
+  }
+#define LT_CXX_DEFINE_METHOD(name, result, builder, first, parameters, arguments)     \
+  result Tensor::name(LT_CXX_UNPACK parameters) const {                               \
+    return as_result(build(LT_CXX_BUILDER(builder), *this, LT_CXX_UNPACK arguments)); \
+  }
+#define LT_CXX_DEFINE_INPLACE(name, builder, parameters, arguments)                               \
+  Tensor& Tensor::name(LT_CXX_UNPACK parameters) {                                                \
+    return inplace(*this, #name, build(LT_CXX_BUILDER(builder), *this, LT_CXX_UNPACK arguments)); \
+  }
+// Each row's names against its row of ir/api_functions.def; ApiRow::row fails to
+// compile for an id that is not a row.
+#define LT_CXX_FUNCTION(row, forms, result, builder, first, parameters, arguments, ...)            \
+  LT_CXX_IF_FUNCTION_##forms(                                                                      \
+      LT_CXX_EACH_NAME(LT_CXX_DEFINE_FUNCTION, (result, builder, first, parameters, arguments),    \
+                       row __VA_OPT__(, ) __VA_ARGS__)                                             \
+      static_assert(functions_match(ApiRow::row, #row " " #__VA_ARGS__),                           \
+                    "lazy/api_cxx.def: the functions of row " #row " are not its torch.* names");) \
+  LT_CXX_IF_METHOD_##forms(                                                                        \
+      LT_CXX_EACH_NAME(LT_CXX_DEFINE_METHOD, (result, builder, first, parameters, arguments),      \
+                       row __VA_OPT__(, ) __VA_ARGS__)                                             \
+      static_assert(methods_match(ApiRow::row, #row " " #__VA_ARGS__),                             \
+                    "lazy/api_cxx.def: the methods of row " #row " are not Tensor methods or miss the row's own");)
+#define LT_CXX_INPLACE(row, builder, parameters, arguments, ...)                                               \
+  LT_CXX_EACH_NAME(LT_CXX_DEFINE_INPLACE, (builder, parameters, arguments), row##_ __VA_OPT__(, ) __VA_ARGS__) \
+  static_assert(inplace_match(ApiRow::row, #row "_ " #__VA_ARGS__),                                            \
+                "lazy/api_cxx.def: the in-place methods of row " #row " are not its in-place names");
+#define LT_CXX_ALIAS(row, function, ...)                             \
+  static_assert(aliases_match(ApiRow::row, #function, #__VA_ARGS__), \
+                "lazy/api_cxx.def: the aliases of row " #row " are not its torch.* names");
+#include "lazy/api_cxx.def"
+#undef LT_CXX_DEFINE_FUNCTION
+#undef LT_CXX_DEFINE_METHOD
+#undef LT_CXX_DEFINE_INPLACE
+#undef LT_CXX_BUILDER
+#undef LT_CXX_DEFAULT
+
+// ---- reductions outside the table ----
 Tensor all(const Tensor& x, absl::Span<const int64_t> d, bool k) { return wrap(ops::all(N(x), d, k)); }
 Tensor any(const Tensor& x, absl::Span<const int64_t> d, bool k) { return wrap(ops::any(N(x), d, k)); }
-Tensor cumsum(const Tensor& x, int64_t d, std::optional<DType> dt) { return wrap(ops::cumsum(N(x), d, dt)); }
 
 // ---- movement ----
-Tensor reshape(const Tensor& x, absl::Span<const int64_t> s) { return wrap(ops::reshape(N(x), s)); }
-Tensor flatten(const Tensor& x, int64_t s, int64_t e) { return wrap(ops::flatten(N(x), s, e)); }
-Tensor permute(const Tensor& x, absl::Span<const int64_t> p) { return wrap(ops::permute(N(x), p)); }
-Tensor transpose(const Tensor& x, int64_t a, int64_t b) { return wrap(ops::transpose(N(x), a, b)); }
 Tensor expand(const Tensor& x, absl::Span<const int64_t> s) { return wrap(ops::expand(N(x), s)); }
-Tensor squeeze(const Tensor& x, std::optional<int64_t> d) { return wrap(ops::squeeze(N(x), d)); }
-Tensor unsqueeze(const Tensor& x, int64_t d) { return wrap(ops::unsqueeze(N(x), d)); }
 Tensor slice(const Tensor& x, int64_t d, std::optional<int64_t> s, std::optional<int64_t> e, int64_t st) {
   return wrap(ops::slice(N(x), d, s, e, st));
 }
 Tensor narrow(const Tensor& x, int64_t d, int64_t s, int64_t l) { return wrap(ops::narrow(N(x), d, s, l)); }
 Tensor select(const Tensor& x, int64_t d, int64_t i) { return wrap(ops::select(N(x), d, i)); }
-Tensor flip(const Tensor& x, absl::Span<const int64_t> d) { return wrap(ops::flip(N(x), d)); }
 Tensor pad(const Tensor& x, absl::Span<const int64_t> p, double v) { return wrap(ops::pad(N(x), p, v)); }
-static std::vector<NodePtr> nodes_of(const std::vector<Tensor>& xs) {
-  std::vector<NodePtr> out;
-  for (const Tensor& x : xs) out.push_back(N(x));
-  return out;
-}
-static std::vector<Tensor> tensors_of(const std::vector<NodePtr>& ns) {
-  std::vector<Tensor> out;
-  for (const NodePtr& n : ns) out.push_back(wrap(n));
-  return out;
-}
-Tensor cat(const std::vector<Tensor>& xs, int64_t d) { return wrap(ops::cat(nodes_of(xs), d)); }
-Tensor stack(const std::vector<Tensor>& xs, int64_t d) { return wrap(ops::stack(nodes_of(xs), d)); }
-std::vector<Tensor> split(const Tensor& x, int64_t s, int64_t d) { return tensors_of(ops::split(N(x), s, d)); }
-std::vector<Tensor> split(const Tensor& x, absl::Span<const int64_t> s, int64_t d) {
-  return tensors_of(ops::split_sizes(N(x), s, d));
-}
-std::vector<Tensor> chunk(const Tensor& x, int64_t c, int64_t d) { return tensors_of(ops::chunk(N(x), c, d)); }
 Tensor tril(const Tensor& x, int64_t k) { return wrap(ops::tril(N(x), k)); }
 Tensor triu(const Tensor& x, int64_t k) { return wrap(ops::triu(N(x), k)); }
 
 // ---- indexing ----
-Tensor index_select(const Tensor& x, int64_t d, const Tensor& i) { return wrap(ops::index_select(N(x), d, N(i))); }
-Tensor gather(const Tensor& x, int64_t d, const Tensor& i) { return wrap(ops::gather(N(x), d, N(i))); }
-Tensor scatter_add(const Tensor& x, int64_t d, const Tensor& i, const Tensor& s) {
-  return wrap(ops::scatter_add(N(x), d, N(i), N(s)));
-}
 Tensor index_add(const Tensor& x, int64_t d, const Tensor& i, const Tensor& s, double a) {
   return wrap(ops::index_add(N(x), d, N(i), N(s), a));
 }
@@ -521,10 +529,7 @@ Tensor masked_fill(const Tensor& x, const Tensor& m, const Tensor& v) {
 }
 
 // ---- nn ----
-Tensor matmul(const Tensor& a, const Tensor& b) { return wrap(ops::matmul(N(a), N(b))); }
 Tensor linear(const Tensor& x, const Tensor& w, const Tensor& b) { return wrap(ops::linear(N(x), N(w), opt(b))); }
-Tensor softmax(const Tensor& x, int64_t d) { return wrap(ops::softmax(N(x), d)); }
-Tensor log_softmax(const Tensor& x, int64_t d) { return wrap(ops::log_softmax(N(x), d)); }
 Tensor layer_norm(const Tensor& x, absl::Span<const int64_t> ns, const Tensor& w, const Tensor& b, double eps) {
   return wrap(ops::layer_norm(N(x), ns, opt(w), opt(b), eps));
 }

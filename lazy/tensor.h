@@ -12,6 +12,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/types/span.h"
@@ -19,6 +20,23 @@
 #include "ir/error.h"
 #include "ir/lowp.h"
 #include "ir/node.h"
+
+// The C++ API table lazy/api_cxx.def expands through these (lazy/tensor.cpp too).
+#define LT_CXX_UNPACK(...) __VA_ARGS__
+#define LT_CXX_APPLY(m, arguments) m arguments
+/// m(name, fields...) for each of up to three names.
+#define LT_CXX_EACH_NAME(m, fields, name, ...) \
+  LT_CXX_APPLY(m, (name, LT_CXX_UNPACK fields)) __VA_OPT__(LT_CXX_EACH_NAME2(m, fields, __VA_ARGS__))
+#define LT_CXX_EACH_NAME2(m, fields, name, ...) \
+  LT_CXX_APPLY(m, (name, LT_CXX_UNPACK fields)) __VA_OPT__(LT_CXX_EACH_NAME3(m, fields, __VA_ARGS__))
+#define LT_CXX_EACH_NAME3(m, fields, name) LT_CXX_APPLY(m, (name, LT_CXX_UNPACK fields))
+/// LT_CXX_IF_FUNCTION_<forms>(x): x when the row's forms include the function; _METHOD: the method.
+#define LT_CXX_IF_FUNCTION_FUNCTION(...) __VA_ARGS__
+#define LT_CXX_IF_FUNCTION_METHOD(...)
+#define LT_CXX_IF_FUNCTION_BOTH(...) __VA_ARGS__
+#define LT_CXX_IF_METHOD_FUNCTION(...)
+#define LT_CXX_IF_METHOD_METHOD(...) __VA_ARGS__
+#define LT_CXX_IF_METHOD_BOTH(...) __VA_ARGS__
 
 namespace lt {
 
@@ -108,32 +126,38 @@ class Tensor {
   Tensor& add_(const Tensor& other, Scalar alpha = 1);
   Tensor& sub_(const Tensor& other, Scalar alpha = 1);
   Tensor& mul_(const Tensor& other);
-  Tensor& div_(const Tensor& other);
   Tensor& add_(Scalar other);
   Tensor& sub_(Scalar other);
   Tensor& mul_(Scalar other);
-  Tensor& div_(Scalar other);
   Tensor& zero_();
   Tensor& fill_(Scalar value);
   Tensor& copy_(const Tensor& src);
-  Tensor& clamp_(std::optional<Scalar> min, std::optional<Scalar> max);
   Tensor& masked_fill_(const Tensor& mask, Scalar value);
 
   // ---- methods (same as the free functions below) ----
+  // From lazy/api_cxx.def: for each METHOD or BOTH row, `result row(parameters) const`
+  // and its aliases (sum, mean, transpose and swapdims, swapaxes, permute, reshape,
+  // view, squeeze, unsqueeze, flatten, matmul); for each LT_CXX_INPLACE row,
+  // `Tensor& row_(parameters)` and its aliases (clamp_, clip_, div_ and divide_, true_divide_).
+#define LT_CXX_DEFAULT(...) = __VA_ARGS__
+#define LT_CXX_DECLARE_METHOD(name, result, builder, first, parameters, arguments) \
+  result name(LT_CXX_UNPACK parameters) const;
+#define LT_CXX_FUNCTION(row, forms, result, builder, first, parameters, arguments, ...)                             \
+  LT_CXX_IF_METHOD_##forms(LT_CXX_EACH_NAME(LT_CXX_DECLARE_METHOD, (result, builder, first, parameters, arguments), \
+                                            row __VA_OPT__(, ) __VA_ARGS__))
+#define LT_CXX_DECLARE_INPLACE(name, builder, parameters, arguments) Tensor& name(LT_CXX_UNPACK parameters);
+#define LT_CXX_INPLACE(row, builder, parameters, arguments, ...) \
+  LT_CXX_EACH_NAME(LT_CXX_DECLARE_INPLACE, (builder, parameters, arguments), row##_ __VA_OPT__(, ) __VA_ARGS__)
+#include "lazy/api_cxx.def"
+#undef LT_CXX_DECLARE_METHOD
+#undef LT_CXX_DECLARE_INPLACE
+#undef LT_CXX_DEFAULT
   Tensor to(DType dtype) const;
-  Tensor reshape(absl::Span<const int64_t> shape) const;
-  Tensor view(absl::Span<const int64_t> shape) const { return reshape(shape); }
-  Tensor permute(absl::Span<const int64_t> perm) const;
-  Tensor transpose(int64_t d0, int64_t d1) const;
   Tensor t() const { return transpose(0, ndim() < 2 ? 0 : 1); }
   Tensor expand(absl::Span<const int64_t> shape) const;
-  Tensor squeeze(std::optional<int64_t> dim = std::nullopt) const;
-  Tensor unsqueeze(int64_t dim) const;
-  Tensor flatten(int64_t start = 0, int64_t end = -1) const;
   Tensor slice(int64_t dim, std::optional<int64_t> start, std::optional<int64_t> stop, int64_t step = 1) const;
   Tensor select(int64_t dim, int64_t index) const;
-  Tensor sum(absl::Span<const int64_t> dims = {}, bool keepdim = false) const;
-  Tensor mean(absl::Span<const int64_t> dims = {}, bool keepdim = false) const;
+  /// The full reductions; an empty tensor raises.
   Tensor max() const;
   Tensor min() const;
   Tensor exp() const;
@@ -144,7 +168,6 @@ class Tensor {
   Tensor relu() const;
   Tensor sigmoid() const;
   Tensor tanh() const;
-  Tensor matmul(const Tensor& other) const;
   Tensor clone() const;
   Tensor contiguous() const { return *this; }
 
@@ -214,10 +237,6 @@ LT_DECLARE_BINARY(maximum) LT_DECLARE_BINARY(minimum) LT_DECLARE_BINARY(eq) LT_D
 LT_DECLARE_BINARY(lt) LT_DECLARE_BINARY(le) LT_DECLARE_BINARY(gt) LT_DECLARE_BINARY(ge)
 LT_DECLARE_BINARY(logical_and) LT_DECLARE_BINARY(logical_or)
 #undef LT_DECLARE_BINARY
-Tensor where(const Tensor& cond, const Tensor& a, const Tensor& b);
-Tensor where(const Tensor& cond, const Tensor& a, Scalar b);
-Tensor where(const Tensor& cond, Scalar a, const Tensor& b);
-Tensor clamp(const Tensor& x, std::optional<Scalar> min, std::optional<Scalar> max);
 Tensor clamp(const Tensor& x, const Tensor& min, const Tensor& max);  ///< either may be undefined
 Tensor detach(const Tensor& x);
 
@@ -261,57 +280,51 @@ Tensor operator!(const Tensor& a);
   Tensor operator cxx(Scalar a, const Tensor& b);
 #include "ir/api.def"
 
+// ---- the rows of ir/api_functions.def (lazy/api_cxx.def) ----
+// For each FUNCTION or BOTH row: `result row(first x, parameters)` and the same
+// under each alias. The reductions sum, mean, prod, amax, amin, argmax, argmin,
+// var, std, logsumexp, cumsum, softmax, log_softmax; the indexing gather,
+// scatter_add, index_select, where; cat (concat), stack, split, chunk, transpose
+// (swapdims), swapaxes, permute, reshape, squeeze, unsqueeze, flatten, flip; clamp
+// and clip with optional numbers, and matmul. The hand-written div also answers
+// to divide and true_divide.
+#define LT_CXX_DEFAULT(...) = __VA_ARGS__
+#define LT_CXX_DECLARE_FUNCTION(name, result, builder, first, parameters, arguments) \
+  result name(first x, LT_CXX_UNPACK parameters);
+#define LT_CXX_FUNCTION(row, forms, result, builder, first, parameters, arguments, ...) \
+  LT_CXX_IF_FUNCTION_##forms(LT_CXX_EACH_NAME(LT_CXX_DECLARE_FUNCTION, (result, builder, first, parameters, arguments), \
+                                              row __VA_OPT__(, ) __VA_ARGS__))
+#define LT_CXX_FORWARD(name, function)                               \
+  template <class... A>                                              \
+  auto name(A&&... a) -> decltype(function(std::forward<A>(a)...)) { \
+    return function(std::forward<A>(a)...);                          \
+  }
+#define LT_CXX_ALIAS(row, function, ...) LT_CXX_EACH_NAME(LT_CXX_FORWARD, (function), __VA_ARGS__)
+#include "lazy/api_cxx.def"
+#undef LT_CXX_DECLARE_FUNCTION
+#undef LT_CXX_FORWARD
+#undef LT_CXX_DEFAULT
+
 // ---- reductions ----
-Tensor sum(const Tensor& x, absl::Span<const int64_t> dims = {}, bool keepdim = false,
-           std::optional<DType> dtype = std::nullopt);
-Tensor prod(const Tensor& x, absl::Span<const int64_t> dims = {}, bool keepdim = false,
-            std::optional<DType> dtype = std::nullopt);
-Tensor mean(const Tensor& x, absl::Span<const int64_t> dims = {}, bool keepdim = false);
-Tensor amax(const Tensor& x, absl::Span<const int64_t> dims = {}, bool keepdim = false);
-Tensor amin(const Tensor& x, absl::Span<const int64_t> dims = {}, bool keepdim = false);
-Tensor argmax(const Tensor& x, std::optional<int64_t> dim = std::nullopt, bool keepdim = false);
-Tensor argmin(const Tensor& x, std::optional<int64_t> dim = std::nullopt, bool keepdim = false);
-Tensor var(const Tensor& x, absl::Span<const int64_t> dims = {}, int64_t correction = 1, bool keepdim = false);
-Tensor std(const Tensor& x, absl::Span<const int64_t> dims = {}, int64_t correction = 1, bool keepdim = false);
-Tensor logsumexp(const Tensor& x, absl::Span<const int64_t> dims, bool keepdim = false);
 Tensor all(const Tensor& x, absl::Span<const int64_t> dims = {}, bool keepdim = false);
 Tensor any(const Tensor& x, absl::Span<const int64_t> dims = {}, bool keepdim = false);
-Tensor cumsum(const Tensor& x, int64_t dim, std::optional<DType> dtype = std::nullopt);
 
 // ---- movement (views) ----
-Tensor reshape(const Tensor& x, absl::Span<const int64_t> shape);
-Tensor flatten(const Tensor& x, int64_t start_dim = 0, int64_t end_dim = -1);
-Tensor permute(const Tensor& x, absl::Span<const int64_t> perm);
-Tensor transpose(const Tensor& x, int64_t dim0, int64_t dim1);
 Tensor expand(const Tensor& x, absl::Span<const int64_t> shape);
-Tensor squeeze(const Tensor& x, std::optional<int64_t> dim = std::nullopt);
-Tensor unsqueeze(const Tensor& x, int64_t dim);
 Tensor slice(const Tensor& x, int64_t dim, std::optional<int64_t> start, std::optional<int64_t> stop, int64_t step = 1);
 Tensor narrow(const Tensor& x, int64_t dim, int64_t start, int64_t length);
 Tensor select(const Tensor& x, int64_t dim, int64_t index);
-Tensor flip(const Tensor& x, absl::Span<const int64_t> dims);
 Tensor pad(const Tensor& x, absl::Span<const int64_t> pads, double value = 0.0);
-Tensor cat(const std::vector<Tensor>& xs, int64_t dim = 0);
-Tensor stack(const std::vector<Tensor>& xs, int64_t dim = 0);
-std::vector<Tensor> split(const Tensor& x, int64_t split_size, int64_t dim = 0);
-std::vector<Tensor> split(const Tensor& x, absl::Span<const int64_t> sizes, int64_t dim = 0);
-std::vector<Tensor> chunk(const Tensor& x, int64_t chunks, int64_t dim = 0);
 Tensor tril(const Tensor& x, int64_t diagonal = 0);
 Tensor triu(const Tensor& x, int64_t diagonal = 0);
 
 // ---- indexing ----
-Tensor index_select(const Tensor& x, int64_t dim, const Tensor& index);
-Tensor gather(const Tensor& x, int64_t dim, const Tensor& index);
-Tensor scatter_add(const Tensor& x, int64_t dim, const Tensor& index, const Tensor& src);
 Tensor index_add(const Tensor& x, int64_t dim, const Tensor& index, const Tensor& src, double alpha = 1.0);
 Tensor masked_fill(const Tensor& x, const Tensor& mask, Scalar value);
 Tensor masked_fill(const Tensor& x, const Tensor& mask, const Tensor& value);
 
 // ---- linear algebra, nn ----
-Tensor matmul(const Tensor& a, const Tensor& b);
 Tensor linear(const Tensor& x, const Tensor& weight, const Tensor& bias = Tensor());
-Tensor softmax(const Tensor& x, int64_t dim);
-Tensor log_softmax(const Tensor& x, int64_t dim);
 Tensor layer_norm(const Tensor& x, absl::Span<const int64_t> normalized_shape, const Tensor& weight = Tensor(),
                   const Tensor& bias = Tensor(), double eps = 1e-5);
 using ops::Reduction;
