@@ -382,6 +382,14 @@ struct NoInterpreter {
   NoInterpreter() { cpu_set_interpreter(false); }
   ~NoInterpreter() { cpu_set_interpreter(was); }
 };
+// The programs differ only in their length, so with shape-generic kernels
+// they would share one kernel (how many sizes stay specialised first depends
+// on what the process ran before): the tests that count kernels per trace
+// turn the generic forms off.
+struct NoGenericKernels {
+  NoGenericKernels() { cpu_set_generic_kernels(false); }
+  ~NoGenericKernels() { cpu_set_generic_kernels(true); }
+};
 Tensor distinct_program(int n) {
   Tensor x = Tensor::from_vector<float>(iota_values(n), {n});
   return (exp(x * 0.001) + 1.0).sum();
@@ -404,6 +412,7 @@ struct TraceCacheCapacity {  // restores the process's capacity
 
 BOOST_AUTO_TEST_CASE(the_trace_cache_keeps_the_most_recently_used_traces_and_unloads_the_rest) {
   NoInterpreter no_interpreter;
+  NoGenericKernels no_generic;  // each trace its own kernel, which its eviction unloads
   runtime::set_backend("cpu");
   TraceCacheCapacity cap(4);
   int64_t evicted = counter_value("trace_cache_evictions"), unloaded = counter_value("jit_objects_unloaded");
@@ -430,11 +439,9 @@ BOOST_AUTO_TEST_CASE(a_long_run_of_distinct_traces_keeps_its_memory_mappings_bou
   // Loaded JIT code costs memory mappings (vm.max_map_count is 65530 by
   // default). With the trace cache capped, kernels are unloaded as their
   // traces are evicted and the process's mappings stay flat; uncapped, each
-  // kept kernel holds its own (which is what the cap is for). The programs
-  // differ only in their length, so with shape-generic kernels they would
-  // share one kernel: each must have its own here.
+  // kept kernel holds its own (which is what the cap is for).
   runtime::set_backend("cpu");
-  cpu_set_generic_kernels(false);
+  NoGenericKernels no_generic;
   size_t before, capped, uncapped;
   {
     TraceCacheCapacity cap(8);
@@ -454,7 +461,6 @@ BOOST_AUTO_TEST_CASE(a_long_run_of_distinct_traces_keeps_its_memory_mappings_bou
   BOOST_TEST(uncapped >= capped + 120);
   cpu_clear_caches();  // unload them again
   BOOST_TEST(memory_mappings() <= capped + 24);
-  cpu_set_generic_kernels(true);
 }
 
 BOOST_AUTO_TEST_CASE(matmul_kernels_unloaded_and_reloaded_in_turn_keep_their_own_helpers) {
