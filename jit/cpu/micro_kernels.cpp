@@ -11,8 +11,8 @@
 // same final add, as in the generated kernel: the same bits
 // (LT_INTERPRET_CHECK compares every interpreted launch with the compiled
 // one). Only the default tiles are here (matmul.cpp, blocking_for: 14 x 2
-// vectors on AVX-512, 6 x 2 on AVX2); other shapes, integers and the
-// bfloat16 paths use the generated kernel.
+// and, for few rows, 8 x 2 vectors on AVX-512, 6 x 2 on AVX2); other
+// shapes, integers and the bfloat16 paths use the generated kernel.
 #include <immintrin.h>
 
 #include <cstdint>
@@ -87,6 +87,10 @@ MicroKernel aot_micro_kernel(DType dt, int mr, int nv, int vbytes) {
   if (vbytes == 64 && mr == 14) {
     if (dt == DType::Float32) return &avx512_f32::ukr<14, 2>;
     if (dt == DType::Float64) return &avx512_f64::ukr<14, 2>;
+  }
+  if (vbytes == 64 && mr == 8) {  // products of few rows (matmul.cpp, blocking_for)
+    if (dt == DType::Float32) return &avx512_f32::ukr<8, 2>;
+    if (dt == DType::Float64) return &avx512_f64::ukr<8, 2>;
   }
   if (vbytes == 32 && mr == 6) {
     if (dt == DType::Float32) return &avx2_f32::ukr<6, 2>;
