@@ -51,30 +51,29 @@ namespace {
     }                                                                                               \
   }
 
+// One ISA's float32 and float64 kernels: vector type V (V##d for double),
+// intrinsics prefixed P (_mm256, _mm512), in namespaces ns_f32 and ns_f64.
+#define LT_UKR_ISA(ns, V, P)                                                                            \
+  namespace ns##_f32 {                                                                                  \
+  LT_UKR_BODY(V, float, P##_load_ps, P##_loadu_ps, P##_storeu_ps, P##_setzero_ps, P##_set1_ps, P##_fmadd_ps, \
+              P##_add_ps)                                                                               \
+  }                                                                                                     \
+  namespace ns##_f64 {                                                                                  \
+  LT_UKR_BODY(V##d, double, P##_load_pd, P##_loadu_pd, P##_storeu_pd, P##_setzero_pd, P##_set1_pd,         \
+              P##_fmadd_pd, P##_add_pd)                                                                 \
+  }
+
 #pragma GCC push_options
 #pragma GCC target("avx2,fma")
-namespace avx2_f32 {
-LT_UKR_BODY(__m256, float, _mm256_load_ps, _mm256_loadu_ps, _mm256_storeu_ps, _mm256_setzero_ps, _mm256_set1_ps,
-            _mm256_fmadd_ps, _mm256_add_ps)
-}  // namespace avx2_f32
-namespace avx2_f64 {
-LT_UKR_BODY(__m256d, double, _mm256_load_pd, _mm256_loadu_pd, _mm256_storeu_pd, _mm256_setzero_pd, _mm256_set1_pd,
-            _mm256_fmadd_pd, _mm256_add_pd)
-}  // namespace avx2_f64
+LT_UKR_ISA(avx2, __m256, _mm256)
 #pragma GCC pop_options
 
 #pragma GCC push_options
 #pragma GCC target("avx512f,avx2,fma")
-namespace avx512_f32 {
-LT_UKR_BODY(__m512, float, _mm512_load_ps, _mm512_loadu_ps, _mm512_storeu_ps, _mm512_setzero_ps, _mm512_set1_ps,
-            _mm512_fmadd_ps, _mm512_add_ps)
-}  // namespace avx512_f32
-namespace avx512_f64 {
-LT_UKR_BODY(__m512d, double, _mm512_load_pd, _mm512_loadu_pd, _mm512_storeu_pd, _mm512_setzero_pd, _mm512_set1_pd,
-            _mm512_fmadd_pd, _mm512_add_pd)
-}  // namespace avx512_f64
+LT_UKR_ISA(avx512, __m512, _mm512)
 #pragma GCC pop_options
 
+#undef LT_UKR_ISA
 #undef LT_UKR_BODY
 
 }  // namespace
