@@ -523,30 +523,44 @@ cpu::KernelEntry CpuBackend::kernel(const Kernel& k, double* compile_ms, int* co
   return fn;
 }
 
+namespace {
+// Links one process-wide function (a math function, a matmul micro-kernel)
+// from the disk cache, under `kind:symbol` for this target and JIT build, or
+// compiles, links and stores it. The caller holds its kind's mutex and has
+// found the function not linked; `what` names it in the LT_DEBUG line.
+void link_cached_function(const char* kind, const char* what, const std::string& symbol,
+                          const std::function<cpu::ObjectCode()>& compile, void (*load)(const cpu::ObjectCode&),
+                          Counter& compiled, Counter& compile_ms) {
+  std::shared_ptr<KernelCache> disk = kernel_cache();
+  Hash128 key = StableHasher().add_string(cat(kind, ":", symbol)).add_string(cpu::target_id()).add_string(jit_build_id()).finish();
+  if (std::optional<std::string> bytes = disk->load(key)) {
+    try {
+      load({symbol, std::move(*bytes)});
+      return;
+    } catch (const Error& e) {
+      disk->reject(key, e.what());
+    }
+  }
+  auto t0 = Clock::now();
+  cpu::ObjectCode obj = compile();
+  load(obj);
+  double ms = ms_between(t0, Clock::now());
+  compiled.add();
+  compile_ms.add(static_cast<int64_t>(ms + 0.5));
+  if (debug_level() >= 1)
+    std::fprintf(stderr, "[lt] compiled %s%s in %.2f ms (once per machine: cached)\n", what, symbol.c_str(), ms);
+  disk->store(key, obj.bytes);
+}
+}  // namespace
+
 void CpuBackend::ensure_math_functions(const std::vector<std::string>& names) {
   static std::mutex mu;  // one compile per function, and none while another thread loads it
   for (const std::string& name : names) {
     if (cpu::math_function_loaded(name)) continue;
     std::lock_guard<std::mutex> lock(mu);
     if (cpu::math_function_loaded(name)) continue;
-    std::shared_ptr<KernelCache> disk = kernel_cache();
-    Hash128 key = StableHasher().add_string("math:" + name).add_string(cpu::target_id()).add_string(jit_build_id()).finish();
-    if (std::optional<std::string> bytes = disk->load(key)) {
-      try {
-        cpu::load_math_function({name, std::move(*bytes)});
-        continue;
-      } catch (const Error& e) {
-        disk->reject(key, e.what());
-      }
-    }
-    auto t0 = Clock::now();
-    cpu::ObjectCode obj = cpu::compile_math_function(name);
-    cpu::load_math_function(obj);
-    double ms = ms_between(t0, Clock::now());
-    counters::math_functions_compiled.add();
-    counters::math_compile_ms.add(static_cast<int64_t>(ms + 0.5));
-    if (debug_level() >= 1) std::fprintf(stderr, "[lt] compiled math function %s in %.2f ms (once per machine: cached)\n", name.c_str(), ms);
-    disk->store(key, obj.bytes);
+    link_cached_function("math", "math function ", name, [&] { return cpu::compile_math_function(name); },
+                         &cpu::load_math_function, counters::math_functions_compiled, counters::math_compile_ms);
   }
 }
 
@@ -557,24 +571,8 @@ void CpuBackend::ensure_runtime_functions(const Kernel& k, bool interpreted) {
     if (cpu::runtime_function_loaded(f.symbol)) continue;
     std::lock_guard<std::mutex> lock(mu);
     if (cpu::runtime_function_loaded(f.symbol)) continue;
-    std::shared_ptr<KernelCache> disk = kernel_cache();
-    Hash128 key = StableHasher().add_string("runtime:" + f.symbol).add_string(cpu::target_id()).add_string(jit_build_id()).finish();
-    if (std::optional<std::string> bytes = disk->load(key)) {
-      try {
-        cpu::load_runtime_function({f.symbol, std::move(*bytes)});
-        continue;
-      } catch (const Error& e) {
-        disk->reject(key, e.what());
-      }
-    }
-    auto t0 = Clock::now();
-    cpu::ObjectCode obj = f.compile();
-    cpu::load_runtime_function(obj);
-    double ms = ms_between(t0, Clock::now());
-    counters::runtime_functions_compiled.add();
-    counters::runtime_compile_ms.add(static_cast<int64_t>(ms + 0.5));
-    if (debug_level() >= 1) std::fprintf(stderr, "[lt] compiled %s in %.2f ms (once per machine: cached)\n", f.symbol.c_str(), ms);
-    disk->store(key, obj.bytes);
+    link_cached_function("runtime", "", f.symbol, f.compile, &cpu::load_runtime_function,
+                         counters::runtime_functions_compiled, counters::runtime_compile_ms);
   }
 }
 

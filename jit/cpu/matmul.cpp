@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
 #include "ir/buffer.h"
 #include "ir/counters.h"
 #include "ir/error.h"
@@ -1100,7 +1101,7 @@ struct PackCache {
   std::mutex mu;
   absl::flat_hash_map<PackKey, Entry> kept;
   std::list<PackKey> lru;                     ///< most recently used first
-  absl::flat_hash_map<PackKey, bool> seen;    ///< packed once, not kept (cleared when large)
+  absl::flat_hash_set<PackKey> seen;          ///< packed once, not kept (cleared when large)
   int64_t bytes = 0;
   const int64_t budget = env_int("LT_PACK_CACHE_MB", 128) << 20;
 
@@ -1116,7 +1117,7 @@ struct PackCache {
       return it->second.panels;
     }
     if (seen.size() >= 4096) seen.clear();
-    *keep = !seen.emplace(key, true).second;
+    *keep = !seen.insert(key).second;
     return nullptr;
   }
   void drop(absl::flat_hash_map<PackKey, Entry>::iterator it) {
