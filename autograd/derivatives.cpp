@@ -148,6 +148,12 @@ NodePtr gather_backward(const NodePtr& x, const Node& y, const NodePtr& index, c
 
 NodePtr matmul_transpose(const NodePtr& x) { return ops::transpose(x, -1, -2); }
 
+/// A convolution primitive of `op` with y's attrs and the given result shape
+/// (the shape of the forward operand this gradient is for).
+NodePtr conv_primitive(Op op, const NodePtr& a, const NodePtr& b, const Attrs& attrs, const Shape& shape) {
+  return ops::primitive(op, a->dtype, shape, attrs, {a, b});
+}
+
 }  // namespace
 
 NodeList input_gradients(const NodePtr& y, const NodePtr& g, absl::Span<const bool> wanted) {
@@ -289,6 +295,21 @@ NodeList input_gradients(const NodePtr& y, const NodePtr& g, absl::Span<const bo
     case Op::MatMul:
       if (wanted[0]) out[0] = ops::matmul(g, matmul_transpose(in[1]));
       if (wanted[1]) out[1] = ops::matmul(matmul_transpose(in[0]), g);
+      break;
+
+    // ---- convolutions (ir/conv.h): each is linear in both operands, and the
+    // adjoint of one in an operand is another of the three ----
+    case Op::Conv:  // (x, w) -> y
+      if (wanted[0]) out[0] = conv_primitive(Op::ConvInputGrad, g, in[1], y->attrs, in[0]->shape);
+      if (wanted[1]) out[1] = conv_primitive(Op::ConvWeightGrad, in[0], g, y->attrs, in[1]->shape);
+      break;
+    case Op::ConvInputGrad:  // (dy, w) -> dx
+      if (wanted[0]) out[0] = conv_primitive(Op::Conv, g, in[1], y->attrs, in[0]->shape);
+      if (wanted[1]) out[1] = conv_primitive(Op::ConvWeightGrad, g, in[0], y->attrs, in[1]->shape);
+      break;
+    case Op::ConvWeightGrad:  // (x, dy) -> dw
+      if (wanted[0]) out[0] = conv_primitive(Op::ConvInputGrad, in[1], g, y->attrs, in[0]->shape);
+      if (wanted[1]) out[1] = conv_primitive(Op::Conv, in[0], g, y->attrs, in[1]->shape);
       break;
 
     case Op::NumOps:

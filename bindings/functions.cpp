@@ -518,6 +518,17 @@ void bind_functions(py::module_& m) {
     return wrap(lt::embedding(w.get(), i));
   });
   m.def("_one_hot", [](PyTensor& idx, int64_t n) { return wrap(lt::one_hot(idx.get(), n)); });
+  m.def("_conv", [opt_tensor](PyTensor& x, PyTensor& w, py::handle bias, std::vector<int64_t> stride,
+                             std::vector<int64_t> pad_lo, std::vector<int64_t> pad_hi, std::vector<int64_t> dilation,
+                             int64_t groups) {
+    return wrap(lt::conv(x.get(), w.get(), opt_tensor(bias), stride, pad_lo, dilation, groups, pad_hi));
+  });
+  m.def("_conv_transpose", [opt_tensor](PyTensor& x, PyTensor& w, py::handle bias, std::vector<int64_t> stride,
+                                        std::vector<int64_t> padding, std::vector<int64_t> output_padding,
+                                        int64_t groups, std::vector<int64_t> dilation) {
+    return wrap(lt::conv_transpose(x.get(), w.get(), opt_tensor(bias), stride, padding, output_padding, groups,
+                                   dilation));
+  });
   m.def("_pad", [](PyTensor& x, std::vector<int64_t> pads, double value) { return wrap(lt::pad(x.get(), pads, value)); });
   m.def("_cross_entropy", [reduction_of](PyTensor& x, PyTensor& t, const std::string& r, int64_t ignore) {
     return wrap(lt::cross_entropy(x.get(), t.get(), reduction_of(r), ignore));

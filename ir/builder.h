@@ -166,6 +166,19 @@ NodePtr masked_fill(const NodePtr& x, const NodePtr& mask, const NodePtr& value)
 // ---- linear algebra and nn ---------------------------------------------------------
 /// torch.matmul: 1-D, 2-D and batched with broadcasting.
 NodePtr matmul(const NodePtr& a, const NodePtr& b);
+/// Convolution of x [N, C, *in] with w [O, C/groups, *kernel] (nd = x.ndim - 2
+/// spatial dims; no bias): per spatial dim the stride, the padding before and
+/// after, the dilation. Float dtypes; float16/bfloat16 compute in float32.
+NodePtr conv(const NodePtr& x, const NodePtr& w, absl::Span<const int64_t> stride, absl::Span<const int64_t> pad_lo,
+             absl::Span<const int64_t> pad_hi, absl::Span<const int64_t> dilation, int64_t groups);
+/// The input gradient of a convolution, i.e. the transposed convolution of dy
+/// [N, O, *out] with w [O, C/groups, *kernel]: [N, C, *in_size]. `attrs` as
+/// ir/conv.h (conv_attrs). conv_transpose is this op.
+NodePtr conv_input_grad(const NodePtr& dy, const NodePtr& w, const Attrs& attrs, absl::Span<const int64_t> in_size);
+/// The weight gradient of a convolution of x with a weight of spatial size
+/// `kernel_size`, given the output gradient dy: [O, C/groups, *kernel_size].
+NodePtr conv_weight_grad(const NodePtr& x, const NodePtr& dy, const Attrs& attrs,
+                         absl::Span<const int64_t> kernel_size);
 /// x @ weight^T + bias (bias may be null).
 NodePtr linear(const NodePtr& x, const NodePtr& weight, const NodePtr& bias);
 NodePtr softmax(const NodePtr& x, int64_t dim);

@@ -1,6 +1,7 @@
 // ir/builder_nn.cpp — indexing, matmul and the neural-network composites
-// (softmax, log_softmax, layer_norm, losses, one_hot, embedding).
+// (softmax, log_softmax, layer_norm, losses, one_hot, embedding), convolutions.
 #include "ir/builder_util.h"
+#include "ir/conv.h"
 
 namespace lt::ops {
 using namespace detail;
@@ -360,6 +361,74 @@ NodePtr embedding(const NodePtr& weight, const NodePtr& index) {
   Shape out = index->shape;
   out.push_back(weight->shape[1]);
   return reshape_exact(rows, out);
+}
+
+// ---- convolutions (ir/conv.h) ----
+
+namespace {
+// The operands of a convolution primitive in a dtype it computes in: float32
+// and float64 as they are, float16 / bfloat16 widened (the result is cast
+// back by the caller); anything else raises naming `fn`.
+DType conv_compute_dtype(std::string_view fn, const NodePtr& a, const NodePtr& b) {
+  if (a->dtype != b->dtype || !is_floating(a->dtype))
+    fail(ErrorKind::Runtime, fn, ": expected both operands to have the same floating point dtype, got ",
+         dtype_name(a->dtype), " and ", dtype_name(b->dtype));
+  return is_low_precision_float(a->dtype) ? DType::Float32 : a->dtype;
+}
+
+NodePtr conv_node(Op op, const NodePtr& a, const NodePtr& b, const Attrs& attrs, Shape shape) {
+  DType dt = conv_compute_dtype(op_name(op), a, b);
+  conv_geometry(op, attrs, a->shape, b->shape, shape);  // raises when they do not fit
+  NodePtr r = make_node(op, dt, std::move(shape), attrs, {cast(a, dt), cast(b, dt)});
+  return cast(r, a->dtype);
+}
+}  // namespace
+
+NodePtr conv(const NodePtr& x, const NodePtr& w, absl::Span<const int64_t> stride, absl::Span<const int64_t> pad_lo,
+             absl::Span<const int64_t> pad_hi, absl::Span<const int64_t> dilation, int64_t groups) {
+  const size_t nd = x->ndim() < 3 ? 0 : x->ndim() - 2;
+  if (nd == 0 || w->ndim() != x->ndim() || stride.size() != nd || pad_lo.size() != nd || pad_hi.size() != nd ||
+      dilation.size() != nd)
+    fail(ErrorKind::Runtime, "conv: expected input [N, C, *spatial] and weight [O, C/groups, *kernel] of the same rank "
+         ">= 3 and one stride, padding and dilation per spatial dim, got input ", shape_str(x->shape), " and weight ",
+         shape_str(w->shape));
+  if (groups <= 0 || x->shape[1] % groups != 0 || w->shape[0] % groups != 0 || w->shape[1] * groups != x->shape[1])
+    fail(ErrorKind::Runtime, "conv: given groups=", groups, " and weight ", shape_str(w->shape), ", expected input ",
+         shape_str(x->shape), " to have ", w->shape[1] * groups, " channels and ", groups,
+         " to divide the weight's dim 0");
+  Shape out{x->shape[0], w->shape[0]};
+  for (size_t j = 0; j < nd; ++j) {
+    if (stride[j] <= 0 || dilation[j] <= 0 || pad_lo[j] < 0 || pad_hi[j] < 0)
+      fail(ErrorKind::Runtime, "conv: stride and dilation must be positive and padding non-negative");
+    int64_t padded = x->shape[2 + j] + pad_lo[j] + pad_hi[j], span = dilation[j] * (w->shape[2 + j] - 1) + 1;
+    if (padded < span)
+      fail(ErrorKind::Runtime, "conv: calculated padded input size per channel ", padded, " (dim ", j,
+           ") is smaller than the dilated kernel size ", span, " (input ", shape_str(x->shape), ", weight ",
+           shape_str(w->shape), ")");
+    out.push_back((padded - span) / stride[j] + 1);
+  }
+  return conv_node(Op::Conv, x, w, conv_attrs(groups, stride, pad_lo, dilation), std::move(out));
+}
+
+NodePtr conv_input_grad(const NodePtr& dy, const NodePtr& w, const Attrs& attrs, absl::Span<const int64_t> in_size) {
+  int64_t groups = attrs.size() > 1 ? attrs[1] : 1;
+  if (dy->ndim() < 3 || w->ndim() != dy->ndim() || in_size.size() + 2 != dy->ndim())
+    fail(ErrorKind::Runtime, "conv_input_grad: expected dy [N, O, *out] and weight [O, C/groups, *kernel] of one "
+         "rank and one input size per spatial dim, got ", shape_str(dy->shape), " and ", shape_str(w->shape));
+  Shape shape{dy->shape[0], w->shape[1] * groups};
+  shape.insert(shape.end(), in_size.begin(), in_size.end());
+  return conv_node(Op::ConvInputGrad, dy, w, attrs, std::move(shape));
+}
+
+NodePtr conv_weight_grad(const NodePtr& x, const NodePtr& dy, const Attrs& attrs,
+                         absl::Span<const int64_t> kernel_size) {
+  int64_t groups = attrs.size() > 1 ? attrs[1] : 1;
+  if (x->ndim() < 3 || dy->ndim() != x->ndim() || kernel_size.size() + 2 != x->ndim() || groups <= 0)
+    fail(ErrorKind::Runtime, "conv_weight_grad: expected x [N, C, *in] and dy [N, O, *out] of one rank and one "
+         "kernel size per spatial dim, got ", shape_str(x->shape), " and ", shape_str(dy->shape));
+  Shape shape{dy->shape[1], x->shape[1] / groups};
+  shape.insert(shape.end(), kernel_size.begin(), kernel_size.end());
+  return conv_node(Op::ConvWeightGrad, x, dy, attrs, std::move(shape));
 }
 
 }  // namespace lt::ops

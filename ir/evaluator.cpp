@@ -39,6 +39,7 @@
 
 #include <cstring>
 
+#include "ir/conv.h"
 #include "ir/counters.h"
 #include "ir/evaluator_impl.h"
 
@@ -101,6 +102,10 @@ BufferPtr Evaluator::eval() {
       return eval_scatter_add();
     case Op::MatMul:
       return eval_matmul();
+    case Op::Conv:
+    case Op::ConvInputGrad:
+    case Op::ConvWeightGrad:
+      return eval_conv();
     case Op::Reshape:
       check(shape_numel(in_node(0).shape) == shape_numel(n.shape), "reshape changes the element count");
       return in_ptr(0);
@@ -583,6 +588,69 @@ BufferPtr Evaluator::eval_matmul() {
         for (int64_t j = 0; j < N; ++j) Y[m * N + j] = store<S>(acc[j]);
       }
     }
+  });
+  return out;
+}
+
+// The three convolutions walk one relation (ir/conv.h): for each (n, group,
+// oi, ci, out, kk) whose input position is inside the input, the product of
+// the two operands' elements accumulates into the output's. Sums are in the
+// compute type (double for floats) and stored once.
+BufferPtr Evaluator::eval_conv() {
+  const TraceNode& n = node();
+  const ConvGeometry g = conv_geometry(n.op, n.attrs, in_node(0).shape, in_node(1).shape, n.shape);
+  check(is_floating(n.dtype) && in(0).dtype() == n.dtype && in(1).dtype() == n.dtype,
+        "convolution operands need the output's floating dtype");
+  const int nd = g.nd;
+  const int64_t L = g.out_numel(), S = g.in_numel(), K = g.kernel_numel(), Cg = g.cg(), Og = g.og();
+  // Per (out, kk): the input position's linear index, or -1 where it is padding.
+  std::vector<int64_t> tap(static_cast<size_t>(L * K));
+  std::vector<int64_t> oc(nd), kc(nd);
+  for (int64_t l = 0; l < L; ++l) {
+    for (int64_t r = l, j = nd; j-- > 0;) oc[j] = r % g.out[j], r /= g.out[j];
+    for (int64_t kk = 0; kk < K; ++kk) {
+      for (int64_t r = kk, j = nd; j-- > 0;) kc[j] = r % g.kernel[j], r /= g.kernel[j];
+      int64_t lin = 0;
+      for (int j = 0; j < nd && lin >= 0; ++j) {
+        int64_t p = oc[j] * g.stride[j] + kc[j] * g.dilation[j] - g.pad[j];
+        lin = p < 0 || p >= g.in[j] ? -1 : lin * g.in[j] + p;
+      }
+      tap[l * K + kk] = lin;
+    }
+  }
+  BufferPtr out = output();
+  visit_dtype(n.dtype, [&](auto e) {
+    using S_ = typename decltype(e)::Storage;
+    using C_ = typename decltype(e)::Compute;
+    const Buffer& a = in(0);
+    const Buffer& b = in(1);
+    const S_ *A = a.as<S_>(), *B = b.as<S_>();
+    std::vector<C_> acc(static_cast<size_t>(shape_numel(n.shape)), C_{0});
+    for (int64_t bn = 0; bn < g.N; ++bn)
+      for (int64_t gi = 0; gi < g.groups; ++gi)
+        for (int64_t oi = 0; oi < Og; ++oi)
+          for (int64_t ci = 0; ci < Cg; ++ci) {
+            const int64_t o = gi * Og + oi, c = gi * Cg + ci;
+            const int64_t xs = (bn * g.C + c) * S, ys = (bn * g.O + o) * L, ws = (o * Cg + ci) * K;
+            for (int64_t l = 0; l < L; ++l)
+              for (int64_t kk = 0; kk < K; ++kk) {
+                const int64_t p = tap[l * K + kk];
+                if (p < 0) continue;
+                switch (n.op) {
+                  case Op::Conv:  // a = x, b = w
+                    acc[ys + l] += static_cast<C_>(B[ws + kk]) * static_cast<C_>(A[xs + p]);
+                    break;
+                  case Op::ConvInputGrad:  // a = dy, b = w
+                    acc[xs + p] += static_cast<C_>(B[ws + kk]) * static_cast<C_>(A[ys + l]);
+                    break;
+                  default:  // ConvWeightGrad: a = x, b = dy
+                    acc[ws + kk] += static_cast<C_>(A[xs + p]) * static_cast<C_>(B[ys + l]);
+                    break;
+                }
+              }
+          }
+    S_* Y = out->as<S_>();
+    for (size_t i = 0; i < acc.size(); ++i) Y[i] = store<S_>(acc[i]);
   });
   return out;
 }

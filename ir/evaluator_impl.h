@@ -222,6 +222,7 @@ struct Evaluator {
   BufferPtr eval_gather();
   BufferPtr eval_scatter_add();
   BufferPtr eval_matmul();
+  BufferPtr eval_conv();
 
   int64_t scalar_input_as_int(size_t k) const;
   int64_t axis_attr() const;

@@ -33,7 +33,7 @@ enum class OpKind : uint8_t {
   Concat,    ///< attrs = {axis}, n inputs
   Gather,    ///< Gather(x, index) attrs={axis}
   Scatter,   ///< ScatterAdd(self, index, src) attrs={axis}
-  MatMul,    ///< [B.., M, K] x [B.., K, N] with equal batch dims
+  MatMul,    ///< products with their own kernel: MatMul ([B.., M, K] x [B.., K, N], equal batch dims) and the convolutions (ir/conv.h)
 };
 
 /// Which operand dtypes an elementwise op takes and which dtype it yields.

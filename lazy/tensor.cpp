@@ -8,6 +8,7 @@
 #include "autograd/autograd.h"
 #include "ir/api_rows.h"
 #include "ir/block_cache.h"
+#include "ir/conv.h"
 #include "ir/evaluator.h"
 #include "lazy/runtime.h"
 #include "lazy/tensor_impl.h"
@@ -551,5 +552,65 @@ Tensor one_hot(const Tensor& index, int64_t num_classes) {
   return wrap(ops::one_hot(N(index), num_classes));
 }
 Tensor embedding(const Tensor& w, const Tensor& i) { return wrap(ops::embedding(N(w), N(i))); }
+
+namespace {
+// A per-spatial-dim argument: `nd` values, one value for all, or `fallback` when empty.
+std::vector<int64_t> per_dim(const char* fn, const char* what, absl::Span<const int64_t> v, size_t nd,
+                             int64_t fallback) {
+  if (v.empty()) return std::vector<int64_t>(nd, fallback);
+  if (v.size() == 1) return std::vector<int64_t>(nd, v[0]);
+  if (v.size() != nd) fail(ErrorKind::Runtime, fn, ": expected ", what, " to have 1 or ", nd, " values, got ", v.size());
+  return {v.begin(), v.end()};
+}
+size_t spatial_dims(const char* fn, const Tensor& x, const Tensor& w) {
+  if (x.dim() < 3 || x.dim() > 5 || w.dim() != x.dim())
+    fail(ErrorKind::Runtime, fn, ": expected a batched input [N, C, *spatial] with 1-3 spatial dims and a weight of "
+         "the same rank, got input ", shape_str(x.shape()), " and weight ", shape_str(w.shape()));
+  return x.dim() - 2;
+}
+Tensor add_channel_bias(const char* fn, const Tensor& y, const Tensor& bias) {
+  if (!bias.defined()) return y;
+  if (bias.dim() != 1 || bias.shape()[0] != y.shape()[1])
+    fail(ErrorKind::Runtime, fn, ": expected bias of shape [", y.shape()[1], "], got ", shape_str(bias.shape()));
+  Shape s(y.dim(), 1);
+  s[1] = y.shape()[1];
+  return wrap(ops::add(N(y), ops::reshape(N(bias), s)));
+}
+}  // namespace
+
+Tensor conv(const Tensor& x, const Tensor& w, const Tensor& bias, absl::Span<const int64_t> stride,
+            absl::Span<const int64_t> padding, absl::Span<const int64_t> dilation, int64_t groups,
+            absl::Span<const int64_t> padding_after) {
+  size_t nd = spatial_dims("conv", x, w);
+  std::vector<int64_t> s = per_dim("conv", "stride", stride, nd, 1), lo = per_dim("conv", "padding", padding, nd, 0),
+                       d = per_dim("conv", "dilation", dilation, nd, 1);
+  std::vector<int64_t> hi = padding_after.empty() ? lo : per_dim("conv", "padding_after", padding_after, nd, 0);
+  return add_channel_bias("conv", wrap(ops::conv(N(x), N(w), s, lo, hi, d, groups)), bias);
+}
+
+Tensor conv_transpose(const Tensor& x, const Tensor& w, const Tensor& bias, absl::Span<const int64_t> stride,
+                      absl::Span<const int64_t> padding, absl::Span<const int64_t> output_padding, int64_t groups,
+                      absl::Span<const int64_t> dilation) {
+  const char* fn = "conv_transpose";
+  size_t nd = spatial_dims(fn, x, w);
+  std::vector<int64_t> s = per_dim(fn, "stride", stride, nd, 1), p = per_dim(fn, "padding", padding, nd, 0),
+                       op = per_dim(fn, "output_padding", output_padding, nd, 0),
+                       d = per_dim(fn, "dilation", dilation, nd, 1);
+  if (groups <= 0 || x.shape()[1] != w.shape()[0] || w.shape()[0] % groups != 0)
+    fail(ErrorKind::Runtime, fn, ": given groups=", groups, " and weight ", shape_str(w.shape()),
+         ", expected input ", shape_str(x.shape()), " to have ", w.shape()[0], " channels, divisible by groups");
+  std::vector<int64_t> size;
+  for (size_t j = 0; j < nd; ++j) {
+    if (s[j] <= 0 || d[j] <= 0 || p[j] < 0 || op[j] < 0 || (op[j] >= s[j] && op[j] >= d[j]))
+      fail(ErrorKind::Runtime, fn, ": expected positive stride and dilation, non-negative padding, and "
+           "output_padding smaller than stride or dilation");
+    size.push_back((x.shape()[2 + j] - 1) * s[j] - 2 * p[j] + d[j] * (w.shape()[2 + j] - 1) + op[j] + 1);
+    if (size.back() <= 0)
+      fail(ErrorKind::Runtime, fn, ": input ", shape_str(x.shape()), " and weight ", shape_str(w.shape()),
+           " give an output size ", size.back(), " <= 0 in spatial dim ", j);
+  }
+  Tensor y = wrap(ops::conv_input_grad(N(x), N(w), conv_attrs(groups, s, p, d), size));
+  return add_channel_bias(fn, y, bias);
+}
 
 }  // namespace lt

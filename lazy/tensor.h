@@ -337,6 +337,22 @@ Tensor mse_loss(const Tensor& input, const Tensor& target, Reduction reduction =
 /// num_classes = -1 infers max(index) + 1 (this syncs the index).
 Tensor one_hot(const Tensor& index, int64_t num_classes = -1);
 Tensor embedding(const Tensor& weight, const Tensor& index);
+/// torch.nn.functional.conv1d/2d/3d on batched input: x [N, C, *spatial] (1-3
+/// spatial dims), weight [O, C/groups, *kernel], bias [O] or empty. Per spatial
+/// dim (or one value for all; empty: the default) the stride (1), the padding
+/// before (0) and after (`padding_after`; empty: as before) and the dilation
+/// (1). One implicit-GEMM kernel with the bias (and what follows elementwise)
+/// fused (docs/convolution.md).
+Tensor conv(const Tensor& x, const Tensor& weight, const Tensor& bias = Tensor(), absl::Span<const int64_t> stride = {},
+            absl::Span<const int64_t> padding = {}, absl::Span<const int64_t> dilation = {}, int64_t groups = 1,
+            absl::Span<const int64_t> padding_after = {});
+/// torch.nn.functional.conv_transpose1d/2d/3d on batched input: x [N, C_in,
+/// *spatial], weight [C_in, C_out/groups, *kernel] (the input gradient of a
+/// convolution with that weight).
+Tensor conv_transpose(const Tensor& x, const Tensor& weight, const Tensor& bias = Tensor(),
+                      absl::Span<const int64_t> stride = {}, absl::Span<const int64_t> padding = {},
+                      absl::Span<const int64_t> output_padding = {}, int64_t groups = 1,
+                      absl::Span<const int64_t> dilation = {});
 
 // ---- grad mode ----
 class NoGradGuard {

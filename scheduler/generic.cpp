@@ -250,7 +250,9 @@ int64_t loop_steps(const Kernel& k) {
 bool GenericKernels::generalize(Kernel* kernel) { return generalize(kernel, nullptr); }
 
 bool GenericKernels::generalize(Kernel* kernel, absl::flat_hash_set<Hash128>* made_here) {
-  if (kernel->symbolic_domain()) return false;
+  // A convolution's packing reads its geometry (Kernel::mm_conv): another
+  // image size is another kernel.
+  if (kernel->symbolic_domain() || kernel->mm_conv.valid()) return false;
   Kernel split = const_split(*kernel);
   KernelSignature sig = kernel_signature(split);
   std::lock_guard<std::mutex> lock(mu_);

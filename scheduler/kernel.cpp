@@ -5,6 +5,7 @@
 #include <cstring>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "ir/error.h"
 
 namespace lt {
@@ -115,6 +116,16 @@ Hash128 Kernel::hash() const {
     h.add(static_cast<uint64_t>(static_cast<int64_t>(v->buffer))).add(static_cast<uint64_t>(static_cast<int64_t>(v->base)))
         .add(static_cast<uint64_t>(v->generic ? ~int64_t{0} : v->row_stride))
         .add(static_cast<uint64_t>(v->generic ? ~int64_t{0} : v->col_stride));
+  if (const MatMulConv& c = mm_conv; c.valid()) {
+    auto add = [&](int64_t v) { h.add(static_cast<uint64_t>(v)); };
+    add(static_cast<int64_t>(c.op)), add(c.nd), add(c.groups), add(c.N), add(c.C), add(c.O);
+    for (int j = 0; j < 3; ++j)
+      add(c.in[j]), add(c.out[j]), add(c.kernel[j]), add(c.stride[j]), add(c.pad[j]), add(c.dilation[j]);
+    for (const StridedSource* src : {&c.rhs, &c.lhs}) {
+      add(src->buffer), add(src->base);
+      for (int64_t st : src->strides) add(st);
+    }
+  }
   return h.finish();
 }
 
@@ -230,6 +241,15 @@ std::string print_kernel(const Kernel& k) {
       if (v->valid())
         absl::StrAppend(&s, "  ", v == &k.mm_lhs_view ? "lhs" : "rhs", " view buf", v->buffer, " base=%", v->base,
                         " strides=(", v->row_stride, ", ", v->col_stride, ")\n");
+    if (const MatMulConv& c = k.mm_conv; c.valid()) {
+      absl::StrAppend(&s, "  ", std::string(op_name(c.op)), " nd=", c.nd, " groups=", c.groups);
+      absl::StrAppend(&s, " N=", c.N, " C=", c.C, " O=", c.O);
+      for (const StridedSource* src : {&c.rhs, &c.lhs})
+        if (src->valid())
+          absl::StrAppend(&s, src == &c.rhs ? " rhs" : " lhs", "=buf", src->buffer, "+", src->base, " strides=(",
+                          absl::StrJoin(absl::MakeConstSpan(src->strides, c.nd + 2), ", "), ")");
+      absl::StrAppend(&s, "\n");
+    }
   }
   return s;
 }

@@ -148,6 +148,35 @@ struct MatMulView {
   bool valid() const { return buffer >= 0; }
 };
 
+/// A tensor of rank <= 5 read from one kernel buffer with literal strides:
+/// element (i0, .., i_{r-1}) at base + sum(i_j * strides[j]).
+struct StridedSource {
+  int32_t buffer = -1;
+  int64_t base = 0;
+  int64_t strides[5] = {0, 0, 0, 0, 0};
+  bool valid() const { return buffer >= 0; }
+};
+
+/// MatMul kernels that are convolutions (ir/conv.h): the geometry and where
+/// the operands read through the convolution's index relation live, so a
+/// backend may pack them with a routine of its own (the CPU's im2col panel
+/// packing, jit/cpu/conv_pack.cpp) instead of evaluating mm_lhs / mm_rhs per
+/// element. The element DAGs stay authoritative: a backend that ignores this
+/// computes the same values. `op` is MatMul for every other kernel.
+struct MatMulConv {
+  Op op = Op::MatMul;  ///< Conv, ConvInputGrad or ConvWeightGrad
+  int32_t nd = 0;
+  int64_t groups = 1, N = 0, C = 0, O = 0;
+  int64_t in[3] = {1, 1, 1}, out[3] = {1, 1, 1}, kernel[3] = {1, 1, 1};
+  int64_t stride[3] = {1, 1, 1}, pad[3] = {0, 0, 0}, dilation[3] = {1, 1, 1};
+  /// The operand read through the relation, [N, C or O, *spatial]: x for
+  /// Conv and ConvWeightGrad (the rhs), dy for ConvInputGrad (the rhs).
+  StridedSource rhs;
+  /// ConvWeightGrad: dy [N, O, *out], the lhs.
+  StridedSource lhs;
+  bool valid() const { return op != Op::MatMul; }
+};
+
 struct Kernel {
   std::string name;  ///< e.g. "k3_rows_reduce_sum" (debug only; not hashed)
   KernelKind kind = KernelKind::Elementwise;
@@ -173,6 +202,7 @@ struct Kernel {
   int32_t mm_lhs = -1, mm_rhs = -1;  ///< MatMul only: operand element DAGs
   int32_t mm_acc = -1;               ///< MatMul only: the virtual product buffer read by the epilogue
   MatMulView mm_lhs_view, mm_rhs_view;  ///< MatMul only: strided operand layout when known
+  MatMulConv mm_conv;                   ///< MatMul only: the convolution it computes, if any
   /// Nodes of Plan::simplified this kernel computes (its root and what it
   /// inlined), for the fusion lab's pictures; not part of the hash.
   std::vector<int32_t> trace_nodes;

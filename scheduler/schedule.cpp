@@ -27,6 +27,7 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
+#include "ir/conv.h"
 #include "ir/error.h"
 #include "scheduler/kernel_builder.h"
 #include "scheduler/plan.h"
@@ -77,6 +78,7 @@ struct Ctx {
   absl::flat_hash_map<int32_t, int> inlined;  ///< node -> times emitted (at distinct coordinates)
   int32_t epi_mm = -1;   ///< MatMul kernels: the matmul node whose product this kernel computes
   int32_t acc_buf = -1;  ///< MatMul kernels: kernel buffer of the virtual product (Kernel::mm_acc)
+  Coords epi_co;         ///< MatMul kernels: coordinates of the product's element in epi_mm's own shape
   const absl::flat_hash_set<int32_t>* siblings = nullptr;  ///< sibling kernels: the outputs it stores
   Coords sibling_at;  ///< sibling kernels: the coordinates they are stored at
 };
@@ -113,6 +115,9 @@ class Scheduler {
   Ctx attempt(int32_t root, const Shape& domain, int32_t outer_rank, bool fixed, bool collapse, const Body& body);
   void assign_temp_slots();
   Kernel matmul_kernel(int32_t root, int32_t mm, bool fold);
+  void conv_operands(Ctx& c, const TraceNode& n, const ConvGeometry& g);
+  int32_t guarded(Ctx& c, int32_t node, const Coords& co, int32_t valid);
+  StridedSource strided_source(Ctx& c, int32_t node);
   void push_matmul(int32_t root, int32_t mm);
   int32_t epilogue_candidate(int32_t root);
   int32_t matmul_chain_end(int32_t mm);
@@ -433,9 +438,9 @@ int32_t Scheduler::emit_uncached(Ctx& c, int32_t node, const Coords& co) {
     }
     case OpKind::MatMul: {
       // Only as the product of this MatMul kernel, read at the element's own coordinates.
-      if (node != c.epi_mm || co.size() != c.lc.size()) throw NeedMaterialize{node};
+      if (node != c.epi_mm || co.size() != c.epi_co.size()) throw NeedMaterialize{node};
       for (size_t i = 0; i < co.size(); ++i)
-        if (co[i] != c.lc[i]) throw NeedMaterialize{node};
+        if (co[i] != c.epi_co[i]) throw NeedMaterialize{node};
       return kb.load(c.acc_buf, kb.linear(co.data(), n.shape), n.dtype);
     }
     default: throw NeedMaterialize{node};  // cumsum, scatter: their own kernels
@@ -723,7 +728,7 @@ void Scheduler::push_matmul(int32_t root, int32_t mm) {
   try {
     k = matmul_kernel(root, mm, false);
     // A batch-invariant rhs (x[B, T, K] @ w[K, N]): fold the batch into M.
-    if (k.domain[0] > 1 && !reads_coord(k, k.mm_rhs, 0)) {
+    if (t_.nodes[mm].op == Op::MatMul && k.domain[0] > 1 && !reads_coord(k, k.mm_rhs, 0)) {
       inlined_per_kernel_.pop_back();
       k = matmul_kernel(root, mm, true);
     }
@@ -737,8 +742,151 @@ void Scheduler::push_matmul(int32_t root, int32_t mm) {
   push_kernel(std::move(k), root);
 }
 
+// The element of `node` at `co` where `valid`, else 0 (`co` must be in range
+// either way: the caller clamps it). A convolution's padding.
+int32_t Scheduler::guarded(Ctx& c, int32_t node, const Coords& co, int32_t valid) {
+  DType dt = t_.nodes[node].dtype;
+  int64_t always;
+  int32_t v = emit(c, node, co);
+  if (c.kb.is_const(valid, &always) && always) return v;
+  return c.kb.compute(Op::Where, dt, {valid, v, c.kb.constant(0, dt)});
+}
+
+// Where `node` lives when it is a view of one stored buffer with literal
+// strides (a convolution's input or output gradient: stored, maybe permuted
+// to channels-last): emitted alone at its own coordinates, it is one load at
+// an affine offset. Invalid otherwise (padded, sliced at a runtime offset,
+// widened from bfloat16: the element DAG packs those).
+StridedSource Scheduler::strided_source(Ctx& c, int32_t node) {
+  const TraceNode& n = t_.nodes[node];
+  if (n.shape.size() > 5 || shape_numel(n.shape) == 0) return {};
+  Ctx s;
+  s.k.domain = n.shape;
+  Coords co;
+  for (size_t i = 0; i < n.shape.size(); ++i) co.push_back(s.kb.coord(static_cast<int>(i)));
+  const KOp& o = s.k.ops[emit(s, node, co)];
+  std::vector<int64_t> coeffs;
+  if (o.code != KOpCode::Load || o.dtype != n.dtype || !affine_offset(s.k, o.inputs[0], &coeffs)) return {};
+  StridedSource src;
+  src.buffer = kbuf(c, s.k.buffers[o.imm].plan_buffer, false);
+  src.base = coeffs[n.shape.size()];
+  for (size_t i = 0; i < n.shape.size(); ++i) src.strides[i] = n.shape[i] == 1 ? 0 : coeffs[i];
+  return src;
+}
+
+// A convolution as an implicit GEMM (ir/conv.h): domain [B, M, N, K] with the
+// product [B, M, N] laid out as the node's own row-major shape, and operand
+// DAGs that read the input through guarded loads, so no im2col buffer exists:
+//   Conv            B = batch*groups, M = O/g,  N = out,     K = C/g * kernel
+//   ConvInputGrad   B = batch*groups, M = C/g,  N = in,      K = O/g * kernel
+//   ConvWeightGrad  B = groups,       M = O/g,  N = C/g * kernel, K = batch * out
+void Scheduler::conv_operands(Ctx& c, const TraceNode& n, const ConvGeometry& g) {
+  KernelBuilder& kb = c.kb;
+  const int nd = g.nd;
+  const int64_t Kk = g.kernel_numel(), L = g.out_numel();
+  const int32_t b = kb.coord(0), m = kb.coord(1), col = kb.coord(2), k = kb.coord(3);
+  auto spatial = [&](int32_t lin, const ConvGeometry::Dims& dims) {
+    return unravel(c, lin, absl::MakeConstSpan(dims));
+  };
+  auto coords = [&](int32_t a, int32_t bb, const Coords& rest) {
+    Coords co{a, bb};
+    co.insert(co.end(), rest.begin(), rest.end());
+    return co;
+  };
+  int32_t yes = kb.iconst(1, DType::Bool);
+  auto all = [&](int32_t acc, int32_t cond) { return kb.compute(Op::LogicalAnd, DType::Bool, {acc, cond}); };
+  // x at input positions out*s + kk*d - p, zero outside: (n, channel, out coords, tap coords).
+  auto read_x = [&](int32_t xn, int32_t batch, int32_t ch, const Coords& out, const Coords& tap) {
+    Coords in(nd);
+    int32_t valid = yes;
+    for (int j = 0; j < nd; ++j) {
+      int32_t p = kb.addi(kb.add(kb.muli(out[j], g.stride[j]), kb.muli(tap[j], g.dilation[j])), -g.pad[j]);
+      IndexRange r = kb.range(p);
+      if (!(r.known() && r.lo >= 0))
+        valid = all(valid, kb.compute(Op::Ge, DType::Bool, {p, kb.iconst(0)}));
+      if (!(r.known() && r.hi < g.in[j]))
+        valid = all(valid, kb.compute(Op::Lt, DType::Bool, {p, kb.iconst(g.in[j])}));
+      in[j] = kb.clamp(p, 0, g.in[j] - 1);
+    }
+    return guarded(c, xn, coords(batch, ch, in), valid);
+  };
+  const int32_t x_or_dy = n.inputs[0], second = n.inputs[1];
+  if (n.op == Op::Conv) {  // lhs w[gi*Og + m, k / Kk, kk], rhs x[bn, gi*Cg + k / Kk, in(col, kk)]
+    int32_t bn = kb.div(b, g.groups), gi = kb.mod(b, g.groups), ci = kb.div(k, Kk);
+    Coords tap = spatial(kb.mod(k, Kk), g.kernel);
+    c.k.mm_lhs = emit(c, second, coords(kb.add(kb.muli(gi, g.og()), m), ci, tap));
+    c.k.mm_rhs = read_x(x_or_dy, bn, kb.add(kb.muli(gi, g.cg()), ci), spatial(col, g.out), tap);
+  } else if (n.op == Op::ConvWeightGrad) {  // lhs dy[k / L, gi*Og + m, k % L], rhs x[k / L, gi*Cg + col / Kk, in]
+    int32_t gi = b, bn = kb.div(k, L);
+    Coords out = spatial(kb.mod(k, L), g.out);
+    c.k.mm_lhs = emit(c, second, coords(bn, kb.add(kb.muli(gi, g.og()), m), out));
+    c.k.mm_rhs = read_x(x_or_dy, bn, kb.add(kb.muli(gi, g.cg()), kb.div(col, Kk)), out, spatial(kb.mod(col, Kk), g.kernel));
+  } else {  // ConvInputGrad: lhs w[gi*Og + k / Kk, m, kk], rhs dy[bn, gi*Og + k / Kk, out] where in = out*s + kk*d - p
+    int32_t bn = kb.div(b, g.groups), gi = kb.mod(b, g.groups), o = kb.add(kb.muli(gi, g.og()), kb.div(k, Kk));
+    Coords tap = spatial(kb.mod(k, Kk), g.kernel), in = spatial(col, g.in), out(nd);
+    c.k.mm_lhs = emit(c, second, coords(o, m, tap));
+    int32_t valid = yes;
+    for (int j = 0; j < nd; ++j) {
+      // out*s = in + p - kk*d: in range and divisible by the stride.
+      int32_t t = kb.sub(kb.addi(in[j], g.pad[j]), kb.muli(tap[j], g.dilation[j]));
+      int64_t top = (g.out[j] - 1) * g.stride[j];
+      IndexRange r = kb.range(t);
+      if (!(r.known() && r.lo >= 0)) valid = all(valid, kb.compute(Op::Ge, DType::Bool, {t, kb.iconst(0)}));
+      if (!(r.known() && r.hi <= top)) valid = all(valid, kb.compute(Op::Le, DType::Bool, {t, kb.iconst(top)}));
+      int32_t tc = kb.clamp(t, 0, std::max<int64_t>(top, 0));
+      if (g.stride[j] > 1)
+        valid = all(valid, kb.compute(Op::Eq, DType::Bool, {kb.mod(tc, g.stride[j]), kb.iconst(0)}));
+      out[j] = kb.div(tc, g.stride[j]);
+    }
+    c.k.mm_rhs = guarded(c, x_or_dy, coords(bn, o, out), valid);
+  }
+  (void)L;
+}
+
 Kernel Scheduler::matmul_kernel(int32_t root, int32_t mm, bool fold) {
   const TraceNode& n = t_.nodes[mm];
+  if (is_conv_op(n.op)) {
+    const ConvGeometry g =
+        conv_geometry(n.op, n.attrs, t_.nodes[n.inputs[0]].shape, t_.nodes[n.inputs[1]].shape, n.shape);
+    const int64_t Kk = g.kernel_numel();
+    Shape domain = n.op == Op::Conv            ? Shape{g.N * g.groups, g.og(), g.out_numel(), g.cg() * Kk}
+                   : n.op == Op::ConvInputGrad ? Shape{g.N * g.groups, g.cg(), g.in_numel(), g.og() * Kk}
+                                               : Shape{g.groups, g.og(), g.cg() * Kk, g.N * g.out_numel()};
+    Ctx c;
+    c.root = root;
+    c.k.kind = KernelKind::MatMul;
+    c.k.outer_rank = 2;
+    c.k.domain = domain;
+    c.logical = domain;
+    c.fixed = true;
+    c.epi_mm = mm;
+    c.acc_buf = c.k.mm_acc = static_cast<int32_t>(c.k.buffers.size());
+    c.k.buffers.push_back({n.dtype, shape_numel(n.shape), false, -1});
+    c.lc = {c.kb.coord(0), c.kb.coord(1), c.kb.coord(2)};
+    int32_t lin = c.kb.linear(c.lc.data(), absl::MakeConstSpan(domain).subspan(0, 3));
+    c.epi_co = unravel(c, lin, n.shape);
+    const TraceNode& rn = t_.nodes[root];
+    Coords rc = rn.shape == n.shape ? c.epi_co : unravel(c, lin, rn.shape);
+    c.kb.store(kbuf(c, buffer_for_node(root), true), lin, emit(c, root, rc));
+    conv_operands(c, n, g);
+    MatMulConv& mc = c.k.mm_conv;
+    mc.rhs = strided_source(c, n.inputs[0]);
+    if (mc.rhs.valid()) {
+      mc.op = n.op;
+      mc.nd = g.nd;
+      mc.groups = g.groups, mc.N = g.N, mc.C = g.C, mc.O = g.O;
+      for (int j = 0; j < g.nd; ++j) {
+        mc.in[j] = g.in[j], mc.out[j] = g.out[j], mc.kernel[j] = g.kernel[j];
+        mc.stride[j] = g.stride[j], mc.pad[j] = g.pad[j], mc.dilation[j] = g.dilation[j];
+      }
+      if (n.op == Op::ConvWeightGrad) mc.lhs = strided_source(c, n.inputs[1]);
+    }
+    c.k.mm_lhs_view = strided_view(c.k, c.kb, c.k.mm_lhs, 1, 3);
+    c.k.mm_rhs_view = strided_view(c.k, c.kb, c.k.mm_rhs, 3, 2);
+    assign_phases(c.k);
+    inlined_per_kernel_.push_back(std::move(c.inlined));
+    return std::move(c.k);
+  }
   const TraceNode& rn = t_.nodes[root];
   size_t r = n.shape.size();
   auto batch = absl::MakeConstSpan(n.shape).subspan(0, r - 2);
@@ -764,6 +912,7 @@ Kernel Scheduler::matmul_kernel(int32_t root, int32_t mm, bool fold) {
   }
   c.lc = rows;
   c.lc.push_back(c.kb.coord(2));
+  c.epi_co = c.lc;
   // Epilogue: the root at the product's element (same row-major position).
   int32_t out = buffer_for_node(root);
   int32_t lin = c.kb.linear(c.lc.data(), n.shape);

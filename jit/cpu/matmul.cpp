@@ -2,6 +2,7 @@
 // micro-kernel and the blocked, packed, TBB-parallel driver (see matmul.h).
 #include "jit/cpu/matmul.h"
 
+#include "jit/cpu/conv_pack.h"
 #include <sys/mman.h>
 
 #include <algorithm>
@@ -22,6 +23,7 @@
 #include "ir/counters.h"
 #include "ir/error.h"
 #include "jit/cpu/codegen.h"
+#include "jit/cpu/conv_pack.h"
 #include "jit/cpu/interpreter.h"
 #include "llvm/IR/IRBuilder.h"
 #include "llvm/IR/Intrinsics.h"
@@ -310,10 +312,14 @@ int64_t eval_base(const Kernel& k, int32_t op, int64_t b, const int64_t* scalars
 // of attention's q, k and v), with no index checks to run. Its pack kernel is
 // then never called, so it is not generated (a linear layer's operands:
 // about half a small matmul's compile time).
+// A convolution's operand read through its index relation is packed by
+// jit/cpu/conv_pack.cpp the same way (conv_packs).
 bool packs_directly(const Kernel& k, bool lhs) {
   const MatMulView& v = lhs ? k.mm_lhs_view : k.mm_rhs_view;
   MatMulChecks checks = matmul_unread_checks(k);
-  if (!(lhs ? checks.lhs : checks.rhs).empty() || !v.valid()) return false;
+  if (!(lhs ? checks.lhs : checks.rhs).empty()) return false;
+  if (conv_packs(k, lhs) && !kernel_blocking(k).packs_bf16()) return true;
+  if (!v.valid()) return false;
   return base_evaluable(k, v.base);
 }
 
@@ -1043,6 +1049,10 @@ void pack_operand(const Kernel& k, const Table& t, const Dims& d, bool lhs, void
   const Operand o = operand_of(k, lhs, t.bl, d);
   if (packs_from_buffer(k, t, o, lhs)) {
     pack_from_buffer(k, t, d, o, pack_format(k, t, o, lhs), buffers, scalars, dst);
+    return;
+  }
+  if (!(lhs ? t.checks_a : t.checks_b) && !t.bl.packs_bf16() && conv_packs(k, lhs)) {
+    pack_conv_operand(k, lhs, o.R, o.batch, buffers, dst);
     return;
   }
   std::vector<void*> bufs(buffers, buffers + k.buffers.size());

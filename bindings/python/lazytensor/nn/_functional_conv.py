@@ -1,19 +1,17 @@
-"""Convolution as im2col: unfold, fold, conv1d/2d/3d and conv_transpose1d/2d/3d.
+"""Convolutions, unfold and fold.
 
-Everything here is a composition of existing lazy ops (slices, stack, pad, matmul), so it stays lazy and
-autograd differentiates it with no op-specific code:
-
+- `conv1d`/`conv2d`/`conv3d` check their arguments as PyTorch does and build one convolution primitive
+  (`_C._conv`, ir/conv.h) plus the bias: the scheduler runs it as one implicit-GEMM kernel with the bias and
+  what follows elementwise as its epilogue, and autograd's input and weight gradients are the other two
+  convolution primitives (docs/convolution.md).
+- `conv_transpose1d`/`2d`/`3d` are the input-gradient primitive (`_C._conv_transpose`).
 - im2col (`unfold`) is one strided slice of the padded input per kernel offset (a Python loop over
   kernel positions, never over output pixels), stacked on a new dim: [N, C, K, *out] -> [N, C*K, L].
-  Its gradient is a sum of pads that the scheduler fuses.
-- `conv1d`/`conv2d`/`conv3d` = im2col + one (batched, per group) matmul + bias.
 - `fold` (col2im, `_col2im` for any number of spatial dims) places each kernel offset's block back with a
   strided pad and sums them.
-- `conv_transpose1d`/`2d`/`3d` = one matmul to columns, then col2im.
 """
 import itertools
 
-import numpy as np
 
 from .. import _C
 from .._C import Tensor
@@ -133,21 +131,13 @@ def _conv(input, weight, bias, stride, padding, dilation, groups, nd, fn):
     if bias is not None and (bias.dim() != 1 or bias.shape[0] != o):
         raise RuntimeError("{}: given weight of size {}, expected bias to be 1-dimensional with {} elements, but got "
                            "bias of size {} instead".format(fn, _shape(weight), o, _shape(bias)))
-    cols, out = _im2col(x, nd, k, d, pads, s, fn)
-    K = 1
-    for v in k:
-        K *= v
-    L = 1
-    for v in out:
-        L *= v
-    if groups == 1:
-        y = weight.reshape(o, c * K).matmul(cols.reshape(n, c * K, L))  # [N, O, L]
-    else:
-        cg = c // groups
-        y = weight.reshape(groups, o // groups, cg * K).matmul(cols.reshape(n, groups, cg * K, L))
-    y = y.reshape([n, o] + out)
-    if bias is not None:
-        y = y + bias.reshape([1, o] + [1] * nd)
+    spatial = _shape(x)[2:]
+    if any(spatial[i] + pads[i][0] + pads[i][1] < d[i] * (k[i] - 1) + 1 for i in range(nd)):
+        raise RuntimeError("{}: calculated padded input size per channel: ({}). Kernel size: ({}). Kernel size "
+                           "can't be greater than actual input size".format(
+                               fn, " x ".join(str(spatial[i] + pads[i][0] + pads[i][1]) for i in range(nd)),
+                               " x ".join(str(d[i] * (k[i] - 1) + 1) for i in range(nd))))
+    y = _C._conv(x, weight, bias, list(s), [lo for lo, _ in pads], [hi for _, hi in pads], list(d), groups)
     return y.squeeze(0) if unbatched else y
 
 
@@ -194,23 +184,7 @@ def _conv_transpose(input, weight, bias, stride, padding, output_padding, groups
     if min(out_size) <= 0:
         raise RuntimeError("{}: the computed output size {} is too small (input {}, weight {})".format(
             fn, out_size, _shape(input), _shape(weight)))
-    cig = cin // groups
-    K = int(np.prod(k))
-    L = int(np.prod(spatial))
-    xf = x.reshape(n, groups, cig, L)
-    wf = weight.reshape(groups, cig, cog * K)
-    cols = wf.transpose(1, 2).unsqueeze(0).matmul(xf)  # [N, G, Cout/G*K, L]
-    cols = cols.reshape(n, cout * K, L)
-    if nd == 3:
-        blocks = [int(v) for v in spatial]
-        out = _col2im(cols.reshape([n, cout, K] + blocks), out_size, k, d, p, s)
-    elif nd == 1:
-        out = fold(cols, (1, out_size[0]), (1, k[0]), dilation=(1, d[0]), padding=(0, p[0]),
-                        stride=(1, s[0])).squeeze(2)
-    else:
-        out = fold(cols, out_size, k, dilation=d, padding=p, stride=s)
-    if bias is not None:
-        out = out + bias.reshape([1, cout] + [1] * nd)
+    out = _C._conv_transpose(x, weight, bias, list(s), list(p), list(op), groups, list(d))
     return out.squeeze(0) if unbatched else out
 
 
