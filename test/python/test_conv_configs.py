@@ -268,6 +268,15 @@ def _bad(nd):
         "input_rank": lambda m: (m.zeros(1, 1, 3, *s), m.zeros(4, 3, *k), {}),
         "kernel_too_big": lambda m: (m.zeros(1, 3, *(2,) * nd), m.zeros(4, 3, *k), {}),
         "dtype_mismatch": lambda m: (m.zeros(1, 3, *s), m.zeros(4, 3, *k, dtype=m.float64), {}),
+        # batch 2: torch 1.13's conv1d/conv3d cast the bias at batch 1 (a different code path) and raise otherwise
+        "bias_dtype": lambda m: (m.zeros(2, 3, *s), m.zeros(4, 3, *k), dict(bias=m.zeros(4, dtype=m.float64))),
+        "bias_size": lambda m: (m.zeros(1, 3, *s), m.zeros(4, 3, *k), dict(bias=m.zeros(3))),
+        "no_filters": lambda m: (m.zeros(1, 3, *s), m.zeros(0, 3, *k), {}),
+        "fewer_filters_than_groups": lambda m: (m.zeros(1, 4, *s), m.zeros(1, 2, *k), dict(groups=2)),
+        "zero_groups": lambda m: (m.zeros(1, 3, *s), m.zeros(4, 3, *k), dict(groups=0)),
+        "same_strided": lambda m: (m.zeros(1, 3, *s), m.zeros(4, 3, *k), dict(padding="same", stride=2)),
+        "padding_string": lambda m: (m.zeros(1, 3, *s), m.zeros(4, 3, *k), dict(padding="full")),
+        "padding_tuple_length": lambda m: (m.zeros(1, 3, *s), m.zeros(4, 3, *k), dict(padding=(1,) * (nd + 1))),
     }
 
 
@@ -285,3 +294,20 @@ def test_bad_input_raises_runtime_error_naming_the_function(name):
     with pytest.raises(RuntimeError) as got:
         getattr(LF, fn)(xl, wl, **kw).numpy()
     assert fn in str(got.value), str(got.value)
+
+
+TYPE_ERRORS = {
+    "weight_list": lambda m: ([[1.0]], {}),
+    "bias_list": lambda m: (m.zeros(4, 3, 3, 3), dict(bias=[0.0] * 4)),
+    "groups_float": lambda m: (m.zeros(4, 1, 3, 3), dict(groups=3.0)),
+}
+
+
+@pytest.mark.parametrize("name", sorted(TYPE_ERRORS))
+def test_bad_argument_types_raise_type_error(name):
+    wt, kw = TYPE_ERRORS[name](torch)
+    with pytest.raises(TypeError):
+        TF.conv2d(torch.zeros(1, 3, 5, 5), wt, **kw)
+    wl, kw = TYPE_ERRORS[name](lt)
+    with pytest.raises(TypeError, match="conv2d"):
+        LF.conv2d(lt.zeros(1, 3, 5, 5), wl, **kw)
