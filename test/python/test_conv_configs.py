@@ -227,6 +227,27 @@ def test_conv_strided_residual_with_projection():
         np.testing.assert_allclose(a.grad.numpy(), b.grad.numpy(), **TOL[np.float32])
 
 
+# ---------------------------------------------------------------- nn.ConvNd padding modes
+@pytest.mark.parametrize("mode", ["zeros", "reflect", "replicate", "circular"])
+@pytest.mark.parametrize("nd", [1, 2, 3])
+def test_conv_module_padding_mode(nd, mode):
+    """nn.ConvNd(padding_mode=...) pads the input itself before a padding-free conv; per-dim padding, stride."""
+    pad = {1: 2, 2: (1, 2), 3: (1, 0, 2)}[nd]
+    stride = {1: 2, 2: (2, 1), 3: (1, 2, 1)}[nd]
+    m_t = getattr(torch.nn, "Conv%dd" % nd)(4, 6, 3, stride=stride, padding=pad, padding_mode=mode, groups=2).double()
+    m_lt = getattr(lt.nn, "Conv%dd" % nd)(4, 6, 3, stride=stride, padding=pad, padding_mode=mode, groups=2).double()
+    m_lt.load_state_dict({k: lt.from_numpy(v.detach().numpy().copy()) for k, v in m_t.state_dict().items()})
+    xd = np.random.default_rng(9).standard_normal([2, 4] + list(SPATIAL[nd]))
+    x_lt, x_t = _leaf(xd, lt), _leaf(xd, torch)
+    y_lt, y_t = m_lt(x_lt), m_t(x_t)
+    assert_same(y_lt, y_t, **TOL[np.float64])
+    g = np.random.default_rng(10).standard_normal(tuple(y_t.shape))
+    (y_lt * lt.from_numpy(g)).sum().backward()
+    (y_t * torch.from_numpy(g)).sum().backward()
+    for a, b in ((x_lt, x_t), (m_lt.weight, m_t.weight), (m_lt.bias, m_t.bias)):
+        np.testing.assert_allclose(a.grad.numpy(), b.grad.numpy(), **TOL[np.float64])
+
+
 # ---------------------------------------------------------------- double backward
 @pytest.mark.parametrize("kw", [dict(), dict(stride=2, padding=1, groups=2)])
 def test_conv2d_double_backward(kw):
