@@ -54,7 +54,22 @@ def train_steps(torch, model, opt, x_all, y_all, batch, steps, rng):
     return {"median_s": statistics.median(times), "min_s": min(times), "loss": loss_value}
 
 
-def torch_child(threads, hugetlb, module="python_mlp_step"):
+def infer_steps(torch, model, x_all, batch, steps, rng):
+    """WARMUP + steps forward passes in eval mode without autograd, each synced by `.sum().item()`; the timed
+    steps' median and min ("loss" is the last step's output sum)."""
+    model.eval()
+    times, value = [], None
+    with torch.no_grad():
+        for step in range(WARMUP + steps):
+            x = torch.from_numpy(x_all[rng.integers(0, len(x_all), batch)])
+            t0 = time.perf_counter()
+            value = model(x).sum().item()
+            if step >= WARMUP:
+                times.append(time.perf_counter() - t0)
+    return {"median_s": statistics.median(times), "min_s": min(times), "loss": value}
+
+
+def torch_child(threads, hugetlb, module="python_mlp_step", fn="run", steps=None):
     env = dict(os.environ)
     env.pop("PYTHONPATH", None)
     if hugetlb:
@@ -65,19 +80,21 @@ def torch_child(threads, hugetlb, module="python_mlp_step"):
     if os.path.isdir(openblas):
         env["LD_LIBRARY_PATH"] = openblas + (":" + env["LD_LIBRARY_PATH"] if env.get("LD_LIBRARY_PATH") else "")
     code = ("import json, sys, torch; sys.path.insert(0, %r); import %s as b; "
-            "torch.set_num_threads(%d); print(json.dumps(b.run(torch, %d)))" %
-            (os.path.dirname(os.path.abspath(__file__)), module, threads, STEPS))
+            "torch.set_num_threads(%d); print(json.dumps(b.%s(torch, %d)))" %
+            (os.path.dirname(os.path.abspath(__file__)), module, threads, fn, STEPS if steps is None else steps))
     out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True)
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 
-def compare(run_step, module, title):
-    """Runs `run_step` on lazytensor here and on PyTorch eager in children (`module`.run), prints the table."""
+def compare(run_step, module, title, steps=None):
+    """Runs `run_step` on lazytensor here and on PyTorch eager in children (the function of that name in
+    `module`), `steps` timed steps each (default: the command line's, else 60); prints the table."""
     import lazytensor
 
+    steps = STEPS if steps is None else steps
     results = {}
     before = lazytensor.debug.counters()
-    results["lazytensor"] = run_step(lazytensor, STEPS)
+    results["lazytensor"] = run_step(lazytensor, steps)
     after = lazytensor.debug.counters()
     compiles = after.get("kernels_compiled", 0) - before.get("kernels_compiled", 0)
     ncpu = os.cpu_count()
@@ -85,10 +102,10 @@ def compare(run_step, module, title):
                                 ("torch eager, %d threads, hugetlb" % ncpu, ncpu, True),
                                 ("torch eager, 1 thread, hugetlb", 1, True)):
         try:
-            results[name] = torch_child(threads, huge, module)
+            results[name] = torch_child(threads, huge, module, run_step.__name__, steps)
         except (subprocess.CalledProcessError, ImportError) as e:
             print("%s: failed: %s" % (name, e))
-    print("%s; median of %d steps after %d warm-up steps" % (title, STEPS, WARMUP))
+    print("%s; median of %d steps after %d warm-up steps" % (title, steps, WARMUP))
     for name, r in results.items():
         print("  %-34s %7.2f ms/step  %7.1f steps/s  (min %.2f ms, final loss %.4f)" %
               (name, r["median_s"] * 1e3, 1 / r["median_s"], r["min_s"] * 1e3, r["loss"]))

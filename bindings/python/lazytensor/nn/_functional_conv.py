@@ -11,6 +11,7 @@
   strided pad and sums them.
 """
 import itertools
+import operator
 
 
 from .. import _C
@@ -86,15 +87,24 @@ def _col2im(cols, out_size, k, d, p, s):
 
 def _conv(input, weight, bias, stride, padding, dilation, groups, nd, fn):
     x, unbatched = _check_spatial(input, nd, fn)
-    if not isinstance(weight, Tensor) or weight.dim() != nd + 2:
+    _tensor_arg(fn, "weight", weight)
+    if bias is not None:
+        _tensor_arg(fn, "bias", bias)
+    try:
+        groups = operator.index(groups)
+    except TypeError:
+        raise TypeError("{}(): argument 'groups' must be int, not {}".format(fn, type(groups).__name__)) from None
+    if weight.dim() != nd + 2:
         raise RuntimeError("{}: expected weight to be a {}-D tensor [out_channels, in_channels/groups, *kernel], but "
                            "got weight of size {}".format(fn, nd + 2, _shape(weight)))
     if not x.dtype.is_floating_point or x.dtype != weight.dtype:
         raise RuntimeError("{}: expected input ({}) and weight ({}) to have the same floating point dtype".format(
             fn, x.dtype, weight.dtype))
+    if bias is not None and bias.dtype != x.dtype:
+        raise RuntimeError("{}: expected bias ({}) to have the dtype of input and weight ({})".format(
+            fn, bias.dtype, x.dtype))
     s = _tuple(stride, nd, "stride", fn)
     d = _tuple(dilation, nd, "dilation", fn)
-    groups = int(groups)
     if groups <= 0:
         raise RuntimeError("{}: non-positive groups is not supported".format(fn))
     if min(s) <= 0:
@@ -121,6 +131,9 @@ def _conv(input, weight, bias, stride, padding, dilation, groups, nd, fn):
         pads = [(v, v) for v in p]
     n, c = x.shape[0], x.shape[1]
     o = weight.shape[0]
+    if o < groups:
+        raise RuntimeError("{}: given groups={}, expected weight to be at least {} at dimension 0, but got weight of "
+                           "size {} instead".format(fn, groups, groups, _shape(weight)))
     if o % groups != 0:
         raise RuntimeError("{}: given groups={}, expected weight to be divisible by {} at dimension 0, but got weight "
                            "of size {} instead".format(fn, groups, groups, _shape(weight)))
