@@ -59,158 +59,133 @@ void unravel_tap(const Geo3& g, int64_t tap, int64_t t[3]) {
   t[0] = tap / (g.ker[2] * g.ker[1]);
 }
 
-// Conv's rhs row: x[n, c, out*s + tap*d - p] over every output position.
+// The segments of columns [c0, c1) of a row whose columns are positions in a
+// `dims` grid (row-major): calls seg(p0, p1, j0, j1, dst) per run of the
+// innermost dim (p0, p1 its outer coordinates, [j0, j1) its inner range),
+// dst advancing through the row.
+template <typename T, typename Seg>
+void for_segments(const int64_t dims[3], int64_t c0, int64_t c1, T* dst, const Seg& seg) {
+  for (int64_t c = c0; c < c1;) {
+    const int64_t j = c % dims[2], rest = c / dims[2];
+    const int64_t len = std::min(c1 - c, dims[2] - j);
+    seg(rest / dims[1], rest % dims[1], j, j + len, dst);
+    dst += len, c += len;
+  }
+}
+
+// Columns [c0, c1) of a row over a plane of `rows` x W positions that reads
+// a contiguous source plane of src_rows x W shifted by (a, b): column
+// (r, j) is src[(r + a) * W + j + b], zero where that is outside the plane.
+// One copy of the columns whose source index lies in the plane, then the
+// columns that wrapped across a row edge zeroed: for a stride-1
+// convolution with the input's width ("same" padding, the common case) a row
+// is a shifted copy of the channel, and per-segment work was most of the
+// packing time at 16x16.
 template <typename T>
-void conv_row(const Geo3& g, const T* chan, const int64_t t[3], T* row) {
+void shifted_plane(const T* src, int64_t src_rows, int64_t W, int64_t a, int64_t b, int64_t c0, int64_t c1, T* row) {
+  const int64_t shift = a * W + b;
+  const int64_t lo = std::clamp(-shift, c0, c1), hi = std::clamp(src_rows * W - shift, c0, c1);
+  std::fill(row, row + (lo - c0), T(0));
+  if (hi > lo) std::memcpy(row + (lo - c0), src + lo + shift, static_cast<size_t>(hi - lo) * sizeof(T));
+  std::fill(row + (std::max(hi, lo) - c0), row + (c1 - c0), T(0));
+  if (b == 0) return;
+  const int64_t j0 = b < 0 ? 0 : W - b, j1 = b < 0 ? std::min(W, -b) : W;  // the wrapped columns of each row
+  for (int64_t r = c0 / W; r * W < c1; ++r)
+    for (int64_t c = std::max(c0, r * W + j0), e = std::min(c1, r * W + j1); c < e; ++c) row[c - c0] = T(0);
+}
+
+// Whether rows over a grid `cols` (the columns' positions) reading a source
+// grid `src` through unit strides in the two inner dims take shifted_plane:
+// same width, contiguous rows.
+bool plane_shift(const Geo3& g, const int64_t cols[3], const int64_t src[3]) {
+  return g.s[1] == 1 && g.s[2] == 1 && g.st[2] == 1 && g.st[1] == src[2] && cols[2] == src[2];
+}
+
+// Conv's rhs row: x[n, c, out*s + tap*d - p] over output positions [c0, c1).
+template <typename T>
+void conv_row(const Geo3& g, const T* chan, const int64_t t[3], int64_t c0, int64_t c1, T* row) {
+  if (plane_shift(g, g.out, g.in)) {
+    const int64_t plane = g.out[1] * g.out[2];
+    for (int64_t c = c0; c < c1;) {
+      const int64_t o0 = c / plane, e = std::min(c1, (o0 + 1) * plane);
+      const int64_t i0 = o0 * g.s[0] + t[0] * g.d[0] - g.p[0];
+      if (i0 < 0 || i0 >= g.in[0])
+        std::fill(row + (c - c0), row + (e - c0), T(0));
+      else
+        shifted_plane(chan + i0 * g.st[0], g.in[1], g.in[2], t[1] * g.d[1] - g.p[1], t[2] * g.d[2] - g.p[2],
+                      c - o0 * plane, e - o0 * plane, row + (c - c0));
+      c = e;
+    }
+    return;
+  }
   const int64_t off2 = t[2] * g.d[2] - g.p[2];
   // Output positions o2 with 0 <= o2*s + off2 < in.
   const int64_t lo = std::min(g.out[2], off2 >= 0 ? 0 : (-off2 + g.s[2] - 1) / g.s[2]);
   const int64_t hi = std::max(lo, std::min(g.out[2], floor_div(g.in[2] - 1 - off2, g.s[2]) + 1));
-  for (int64_t o0 = 0; o0 < g.out[0]; ++o0) {
-    const int64_t i0 = o0 * g.s[0] + t[0] * g.d[0] - g.p[0];
-    for (int64_t o1 = 0; o1 < g.out[1]; ++o1, row += g.out[2]) {
-      const int64_t i1 = o1 * g.s[1] + t[1] * g.d[1] - g.p[1];
-      if (i0 < 0 || i0 >= g.in[0] || i1 < 0 || i1 >= g.in[1] || lo == hi) {
-        std::fill(row, row + g.out[2], T(0));
-        continue;
-      }
-      const T* sp = chan + i0 * g.st[0] + i1 * g.st[1];
-      std::fill(row, row + lo, T(0));
-      if (g.s[2] == 1 && g.st[2] == 1) {
-        std::memcpy(row + lo, sp + lo + off2, static_cast<size_t>(hi - lo) * sizeof(T));
-      } else {
-        for (int64_t o2 = lo; o2 < hi; ++o2) row[o2] = sp[(o2 * g.s[2] + off2) * g.st[2]];
-      }
-      std::fill(row + hi, row + g.out[2], T(0));
+  for_segments(g.out, c0, c1, row, [&](int64_t o0, int64_t o1, int64_t j0, int64_t j1, T* r) {
+    const int64_t i0 = o0 * g.s[0] + t[0] * g.d[0] - g.p[0], i1 = o1 * g.s[1] + t[1] * g.d[1] - g.p[1];
+    const int64_t a = std::clamp(lo, j0, j1), b = std::clamp(hi, j0, j1);
+    if (i0 < 0 || i0 >= g.in[0] || i1 < 0 || i1 >= g.in[1] || a == b) {
+      std::fill(r, r + (j1 - j0), T(0));
+      return;
     }
-  }
+    const T* sp = chan + i0 * g.st[0] + i1 * g.st[1];
+    std::fill(r, r + (a - j0), T(0));
+    if (g.s[2] == 1 && g.st[2] == 1) {
+      std::memcpy(r + (a - j0), sp + a + off2, static_cast<size_t>(b - a) * sizeof(T));
+    } else {
+      for (int64_t o2 = a; o2 < b; ++o2) r[o2 - j0] = sp[(o2 * g.s[2] + off2) * g.st[2]];
+    }
+    std::fill(r + (b - j0), r + (j1 - j0), T(0));
+  });
 }
 
-// ConvInputGrad's rhs row: dy[n, o, (in + p - tap*d) / s] over every input
-// position, where that is an output position.
+// ConvInputGrad's rhs row: dy[n, o, (in + p - tap*d) / s] over input
+// positions [c0, c1), where that is an output position (else zero).
 template <typename T>
-void input_grad_row(const Geo3& g, const T* chan, const int64_t t[3], T* row) {
+void input_grad_row(const Geo3& g, const T* chan, const int64_t t[3], int64_t c0, int64_t c1, T* row) {
   auto out_of = [&](int j, int64_t i, int64_t* q) {  // the output position input position i reads, if any
     const int64_t v = i + g.p[j] - t[j] * g.d[j];
     if (v < 0 || v % g.s[j] != 0 || v / g.s[j] >= g.out[j]) return false;
     *q = v / g.s[j];
     return true;
   };
-  const int64_t off2 = g.p[2] - t[2] * g.d[2];  // v = i2 + off2
-  for (int64_t i0 = 0; i0 < g.in[0]; ++i0) {
-    int64_t q0 = 0;
-    const bool ok0 = out_of(0, i0, &q0);
-    for (int64_t i1 = 0; i1 < g.in[1]; ++i1, row += g.in[2]) {
-      int64_t q1 = 0;
-      if (!ok0 || !out_of(1, i1, &q1)) {
-        std::fill(row, row + g.in[2], T(0));
-        continue;
-      }
-      const T* sp = chan + q0 * g.st[0] + q1 * g.st[1];
-      if (g.s[2] == 1) {
-        const int64_t lo = std::min(g.in[2], std::max<int64_t>(0, -off2));
-        const int64_t hi = std::max(lo, std::min(g.in[2], g.out[2] - off2));
-        std::fill(row, row + lo, T(0));
-        if (g.st[2] == 1) {
-          std::memcpy(row + lo, sp + lo + off2, static_cast<size_t>(hi - lo) * sizeof(T));
-        } else {
-          for (int64_t i2 = lo; i2 < hi; ++i2) row[i2] = sp[(i2 + off2) * g.st[2]];
-        }
-        std::fill(row + hi, row + g.in[2], T(0));
-      } else {
-        std::fill(row, row + g.in[2], T(0));
-        // v = i2 + off2 = q*s: the first q with i2 >= 0, then every s-th input position.
-        for (int64_t q = std::max<int64_t>(0, (off2 <= 0 ? 0 : (off2 + g.s[2] - 1) / g.s[2])); q < g.out[2]; ++q) {
-          const int64_t i2 = q * g.s[2] - off2;
-          if (i2 >= g.in[2]) break;
-          if (i2 >= 0) row[i2] = sp[q * g.st[2]];
-        }
-      }
+  if (plane_shift(g, g.in, g.out)) {  // stride 1: (in + p - tap*d) is the output position
+    const int64_t plane = g.in[1] * g.in[2];
+    for (int64_t c = c0; c < c1;) {
+      const int64_t i0 = c / plane, e = std::min(c1, (i0 + 1) * plane);
+      int64_t q0 = 0;
+      if (!out_of(0, i0, &q0))
+        std::fill(row + (c - c0), row + (e - c0), T(0));
+      else
+        shifted_plane(chan + q0 * g.st[0], g.out[1], g.out[2], g.p[1] - t[1] * g.d[1], g.p[2] - t[2] * g.d[2],
+                      c - i0 * plane, e - i0 * plane, row + (c - c0));
+      c = e;
     }
-  }
-}
-
-// ConvWeightGrad's rhs: per column (ci, tap) its source offset from the
-// row's origin and its displacement per dim; per row (n, out) one origin.
-struct WeightGradColumns {
-  std::vector<int64_t> off, disp[3];
-  int64_t max_disp[3] = {0, 0, 0};
-};
-
-WeightGradColumns weight_grad_columns(const Geo3& g) {
-  WeightGradColumns w;
-  const int64_t N = g.Cg * g.Kk;
-  w.off.resize(N);
-  for (int j = 0; j < 3; ++j) w.disp[j].resize(N);
-  for (int64_t col = 0; col < N; ++col) {
-    int64_t t[3];
-    unravel_tap(g, col % g.Kk, t);
-    int64_t off = (col / g.Kk) * g.sc;
-    for (int j = 0; j < 3; ++j) {
-      w.disp[j][col] = t[j] * g.d[j];
-      w.max_disp[j] = std::max(w.max_disp[j], w.disp[j][col]);
-      off += w.disp[j][col] * g.st[j];
-    }
-    w.off[col] = off;
-  }
-  return w;
-}
-
-template <typename T>
-void weight_grad_row(const Geo3& g, const WeightGradColumns& w, const T* src, int64_t n, int64_t gi, int64_t l,
-                     T* row) {
-  const int64_t o[3] = {l / (g.out[1] * g.out[2]), (l / g.out[2]) % g.out[1], l % g.out[2]};
-  int64_t org[3];
-  bool interior = true;
-  const T* sp = src + g.base + n * g.sn + gi * g.Cg * g.sc;
-  for (int j = 0; j < 3; ++j) {
-    org[j] = o[j] * g.s[j] - g.p[j];
-    interior = interior && org[j] >= 0 && org[j] + w.max_disp[j] < g.in[j];
-    sp += org[j] * g.st[j];
-  }
-  const int64_t N = static_cast<int64_t>(w.off.size());
-  if (interior) {
-    for (int64_t col = 0; col < N; ++col) row[col] = sp[w.off[col]];
     return;
   }
-  for (int64_t col = 0; col < N; ++col) {
-    bool ok = true;
-    for (int j = 0; j < 3; ++j) {
-      const int64_t i = org[j] + w.disp[j][col];
-      ok = ok && i >= 0 && i < g.in[j];
-    }
-    row[col] = ok ? sp[w.off[col]] : T(0);
-  }
-}
-
-// Rows [r0, r1) of the rhs (r = b*K + k), each built then cut into panels.
-template <typename T>
-void pack_rhs_rows(const Kernel& k, const Geo3& g, const WeightGradColumns* wg, const T* src, int64_t R, T* dst,
-                   int64_t r0, int64_t r1) {
-  const MatMulConv& c = k.mm_conv;
-  const int64_t N = k.domain[2], K = k.domain[3], Q = (N + R - 1) / R;
-  thread_local std::vector<char> scratch;
-  if (scratch.size() < static_cast<size_t>(N) * sizeof(T)) scratch.resize(static_cast<size_t>(N) * sizeof(T));
-  T* row = reinterpret_cast<T*>(scratch.data());
-  for (int64_t r = r0; r < r1; ++r) {
-    const int64_t b = r / K, kk = r % K;
-    if (c.op == Op::ConvWeightGrad) {
-      weight_grad_row(g, *wg, src, kk / g.L, b, kk % g.L, row);
-    } else {
-      const int64_t n = b / g.groups, gi = b % g.groups, ch = kk / g.Kk;
-      int64_t t[3];
-      unravel_tap(g, kk % g.Kk, t);
-      const int64_t channel = c.op == Op::Conv ? gi * g.Cg + ch : gi * g.Og + ch;
-      const T* chan = src + g.base + n * g.sn + channel * g.sc;
-      if (c.op == Op::Conv)
-        conv_row(g, chan, t, row);
+  const int64_t off2 = g.p[2] - t[2] * g.d[2];  // v = i2 + off2
+  for_segments(g.in, c0, c1, row, [&](int64_t i0, int64_t i1, int64_t j0, int64_t j1, T* r) {
+    int64_t q0 = 0, q1 = 0;
+    std::fill(r, r + (j1 - j0), T(0));
+    if (!out_of(0, i0, &q0) || !out_of(1, i1, &q1)) return;
+    const T* sp = chan + q0 * g.st[0] + q1 * g.st[1];
+    if (g.s[2] == 1) {  // i2 in [max(0, -off2), out - off2)
+      const int64_t a = std::clamp(-off2, j0, j1), b = std::clamp(g.out[2] - off2, j0, j1);
+      if (b <= a) return;
+      if (g.st[2] == 1)
+        std::memcpy(r + (a - j0), sp + a + off2, static_cast<size_t>(b - a) * sizeof(T));
       else
-        input_grad_row(g, chan, t, row);
+        for (int64_t i2 = a; i2 < b; ++i2) r[i2 - j0] = sp[(i2 + off2) * g.st[2]];
+      return;
     }
-    T* out = dst + (b * Q * K + kk) * R;
-    for (int64_t q = 0; q < Q; ++q)
-      std::memcpy(out + q * K * R, row + q * R, static_cast<size_t>(std::min(R, N - q * R)) * sizeof(T));
-  }
+    // v = i2 + off2 = q*s: every s-th input position from the first q with i2 >= j0.
+    for (int64_t q = std::max<int64_t>(0, floor_div(j0 + off2 + g.s[2] - 1, g.s[2])); q < g.out[2]; ++q) {
+      const int64_t i2 = q * g.s[2] - off2;
+      if (i2 >= j1) break;
+      r[i2 - j0] = sp[q * g.st[2]];
+    }
+  });
 }
 
 // The weight gradient's lhs, dy[n, gi*Og + m, out], into MR-row panels
@@ -236,26 +211,74 @@ void pack_weight_grad_lhs(const Kernel& k, const Geo3& g, const T* src, int64_t 
                     });
 }
 
-template <typename T>
-void pack(const Kernel& k, bool lhs, int64_t R, int64_t batch, void* const* buffers, void* dst) {
+}  // namespace
+
+struct ConvRhsPacker::State {
+  Geo3 g;
+  const void* src = nullptr;
+};
+
+ConvRhsPacker::ConvRhsPacker(const Kernel& k, void* const* buffers) : k_(k), s_(std::make_unique<State>()) {
   const MatMulConv& c = k.mm_conv;
-  const StridedSource& s = lhs ? c.lhs : c.rhs;
-  const Geo3 g = geo3(c, s);
-  const T* src = static_cast<const T*>(buffers[s.buffer]);
-  if (lhs) {
-    pack_weight_grad_lhs(k, g, src, R, batch, static_cast<T*>(dst));
-    return;
-  }
-  WeightGradColumns wg;
-  if (c.op == Op::ConvWeightGrad) wg = weight_grad_columns(g);
-  const int64_t N = k.domain[2], rows = batch * k.domain[3];
-  tbb::parallel_for(tbb::blocked_range<int64_t>(0, rows, std::max<int64_t>(1, 16384 / std::max<int64_t>(1, N))),
-                    [&](const tbb::blocked_range<int64_t>& range) {
-                      pack_rhs_rows(k, g, &wg, src, R, static_cast<T*>(dst), range.begin(), range.end());
-                    });
+  s_->g = geo3(c, c.rhs);
+  s_->src = buffers[c.rhs.buffer];
+  f64_ = k.buffers[k.mm_acc].dtype == DType::Float64;
 }
 
-}  // namespace
+ConvRhsPacker::~ConvRhsPacker() = default;
+
+template <typename T>
+void ConvRhsPacker::block_of(int64_t R, int64_t b, int64_t k0, int64_t k1, int64_t n0, int64_t n1, T* dst) const {
+  const MatMulConv& c = k_.mm_conv;
+  const Geo3& g = s_->g;
+  const T* src = static_cast<const T*>(s_->src);
+  const int64_t kc = k1 - k0, width = n1 - n0, Q = (width + R - 1) / R;
+  thread_local std::vector<char> scratch;
+  if (scratch.size() < static_cast<size_t>(width) * sizeof(T)) scratch.resize(static_cast<size_t>(width) * sizeof(T));
+  T* row = reinterpret_cast<T*>(scratch.data());
+  if (c.op == Op::ConvWeightGrad) {
+    // Rows k = (n, out position) are gathers over (ci, tap); columns are conv
+    // rows. Each column (ci, tap): its conv rows over the block's output
+    // positions (contiguous, conv_row), stored down its panel.
+    thread_local std::vector<char> col_scratch;
+    if (col_scratch.size() < static_cast<size_t>(kc) * sizeof(T)) col_scratch.resize(static_cast<size_t>(kc) * sizeof(T));
+    T* run = reinterpret_cast<T*>(col_scratch.data());
+    for (int64_t col = n0; col < n1; ++col) {
+      const int64_t ci = col / g.Kk;
+      int64_t t[3];
+      unravel_tap(g, col % g.Kk, t);
+      for (int64_t kk = k0; kk < k1;) {  // per batch element n within the block
+        const int64_t n = kk / g.L, l0 = kk % g.L, l1 = std::min(g.L, l0 + (k1 - kk));
+        conv_row(g, src + g.base + n * g.sn + (b * g.Cg + ci) * g.sc, t, l0, l1, run + (kk - k0));
+        kk += l1 - l0;
+      }
+      T* out = dst + ((col - n0) / R) * kc * R + (col - n0) % R;
+      for (int64_t i = 0; i < kc; ++i) out[i * R] = run[i];
+    }
+    return;
+  }
+  for (int64_t kk = k0; kk < k1; ++kk) {
+    const int64_t n = b / g.groups, gi = b % g.groups, ch = kk / g.Kk;
+    int64_t t[3];
+    unravel_tap(g, kk % g.Kk, t);
+    const int64_t channel = c.op == Op::Conv ? gi * g.Cg + ch : gi * g.Og + ch;
+    const T* chan = src + g.base + n * g.sn + channel * g.sc;
+    if (c.op == Op::Conv)
+      conv_row(g, chan, t, n0, n1, row);
+    else
+      input_grad_row(g, chan, t, n0, n1, row);
+    T* out = dst + (kk - k0) * R;
+    for (int64_t q = 0; q < Q; ++q)
+      std::memcpy(out + q * kc * R, row + q * R, static_cast<size_t>(std::min(R, width - q * R)) * sizeof(T));
+  }
+}
+
+void ConvRhsPacker::block(int64_t R, int64_t b, int64_t k0, int64_t k1, int64_t n0, int64_t n1, void* dst) const {
+  if (f64_)
+    block_of(R, b, k0, k1, n0, n1, static_cast<double*>(dst));
+  else
+    block_of(R, b, k0, k1, n0, n1, static_cast<float*>(dst));
+}
 
 bool conv_packs(const Kernel& k, bool lhs) {
   const MatMulConv& c = k.mm_conv;
@@ -267,11 +290,13 @@ bool conv_packs(const Kernel& k, bool lhs) {
   return !lhs || c.op == Op::ConvWeightGrad;
 }
 
-void pack_conv_operand(const Kernel& k, bool lhs, int64_t R, int64_t batch, void* const* buffers, void* dst) {
+void pack_conv_lhs(const Kernel& k, int64_t R, int64_t batch, void* const* buffers, void* dst) {
+  const MatMulConv& c = k.mm_conv;
+  const Geo3 g = geo3(c, c.lhs);
   if (k.buffers[k.mm_acc].dtype == DType::Float32)
-    pack<float>(k, lhs, R, batch, buffers, dst);
+    pack_weight_grad_lhs(k, g, static_cast<const float*>(buffers[c.lhs.buffer]), R, batch, static_cast<float*>(dst));
   else
-    pack<double>(k, lhs, R, batch, buffers, dst);
+    pack_weight_grad_lhs(k, g, static_cast<const double*>(buffers[c.lhs.buffer]), R, batch, static_cast<double*>(dst));
 }
 
 }  // namespace lt::cpu

@@ -1051,8 +1051,8 @@ void pack_operand(const Kernel& k, const Table& t, const Dims& d, bool lhs, void
     pack_from_buffer(k, t, d, o, pack_format(k, t, o, lhs), buffers, scalars, dst);
     return;
   }
-  if (!(lhs ? t.checks_a : t.checks_b) && !t.bl.packs_bf16() && conv_packs(k, lhs)) {
-    pack_conv_operand(k, lhs, o.R, o.batch, buffers, dst);
+  if (lhs && !t.checks_a && !t.bl.packs_bf16() && conv_packs(k, true)) {
+    pack_conv_lhs(k, o.R, o.batch, buffers, dst);
     return;
   }
   std::vector<void*> bufs(buffers, buffers + k.buffers.size());
@@ -1310,7 +1310,11 @@ void drive(const Kernel& k, const Table& table, bool interpreted, void* const* b
   const int64_t MR = t.bl.mr, NR = t.bl.nr(dt), KC = std::max<int64_t>(t.bl.kc, 1);
   const int64_t Kp = t.bl.k_packed(d.K), pes = t.bl.packed_bytes(dt);  // packed panels: k extent, element bytes
   const size_t nb = k.buffers.size();
-  const int64_t a_elems = d.batch_a * d.P * Kp * MR, b_elems = d.batch_b * d.Q * Kp * NR;
+  // A convolution's rhs is packed per tile and KC block, in cache (conv_pack.h).
+  std::unique_ptr<ConvRhsPacker> conv_rhs;
+  if (!t.checks_b && !t.bl.packs_bf16() && conv_packs(k, false))
+    conv_rhs = std::make_unique<ConvRhsPacker>(k, buffers);
+  const int64_t a_elems = d.batch_a * d.P * Kp * MR, b_elems = conv_rhs ? 0 : d.batch_b * d.Q * Kp * NR;
   const OperandPanels a_kept = cached_panels(k, t, d, true, scalars, fixed, a_elems * pes);
   const OperandPanels b_kept = cached_panels(k, t, d, false, scalars, fixed, b_elems * pes);
   const int64_t a_scratch = a_kept.kept || a_kept.fill ? 0 : a_elems, b_scratch = b_kept.kept || b_kept.fill ? 0 : b_elems;
@@ -1330,7 +1334,7 @@ void drive(const Kernel& k, const Table& table, bool interpreted, void* const* b
     if (!a_kept.kept) pack_operand(k, t, d, true, buffers, scalars, Ap, &err);
   };
   auto pack_b = [&] {
-    if (!b_kept.kept) pack_operand(k, t, d, false, buffers, scalars, Bp, &err);
+    if (!b_kept.kept && !conv_rhs) pack_operand(k, t, d, false, buffers, scalars, Bp, &err);
   };
   if (serial || a_kept.kept || b_kept.kept) {
     pack_a();
@@ -1347,7 +1351,7 @@ void drive(const Kernel& k, const Table& table, bool interpreted, void* const* b
   const char* Apc = a_kept.kept ? a_kept.data() : Ap;
   const char* Bpc = b_kept.kept ? b_kept.data() : Bp;
   auto t_packed = now();
-  if (env_int("LT_MM_UKRBENCH", 0) && d.K >= 256 && d.P > 0 && d.Q > 0) {
+  if (env_int("LT_MM_UKRBENCH", 0) && d.K >= 256 && d.P > 0 && d.Q > 0 && !conv_rhs) {
     char* tile = thread_tile(static_cast<size_t>(MR * NR * es));
     auto u0 = now();
     for (int i = 0; i < 2000; ++i) t.ukr(256, Apc, Bpc, tile, NR, 0);
@@ -1381,6 +1385,9 @@ void drive(const Kernel& k, const Table& table, bool interpreted, void* const* b
   const int64_t P_full = d.M / MR, Q_full = d.N / NR;
   auto run_tiles = [&](int64_t t0, int64_t t1) {
     char* tile = thread_tile(static_cast<size_t>(((std::min(mc, d.M) + MR - 1) / MR) * MR * ldt * es));
+    thread_local std::vector<char> block;  // conv_rhs: the tile's B panels for one KC block
+    if (conv_rhs && block.size() < static_cast<size_t>(ldt * KC * pes + 64)) block.resize(ldt * KC * pes + 64);
+    char* blk = reinterpret_cast<char*>((reinterpret_cast<uintptr_t>(block.data()) + 63) & ~uintptr_t{63});
     std::vector<void*> eb(buffers, buffers + nb);
     KernelArgs ea{eb.data(), scalars, &err};
     for (int64_t ti = t0; ti < t1; ++ti) {
@@ -1388,12 +1395,13 @@ void drive(const Kernel& k, const Table& table, bool interpreted, void* const* b
       int64_t m0 = it * mc, m1 = std::min(d.M, m0 + mc), n0 = jt * nc, n1 = std::min(d.N, n0 + nc);
       int64_t p0 = m0 / MR, p1 = (m1 + MR - 1) / MR, q0 = n0 / NR, q1 = (n1 + NR - 1) / NR;
       const char* Ab = Apc + (bt % d.batch_a) * d.P * Kp * MR * pes;
-      const char* Bb = Bpc + (bt % d.batch_b) * d.Q * Kp * NR * pes;
+      const char* Bb = conv_rhs ? nullptr : Bpc + (bt % d.batch_b) * d.Q * Kp * NR * pes;
       if (d.K == 0) std::memset(tile, 0, static_cast<size_t>((p1 - p0) * MR * ldt * es));
       for (int64_t k0 = 0; k0 < d.K; k0 += KC) {
         int64_t kc = std::min(KC, d.K - k0);
+        if (conv_rhs) conv_rhs->block(NR, bt % d.batch_b, k0, k0 + kc, n0, n1, blk);
         for (int64_t q = q0; q < q1; ++q) {
-          const char* bpan = Bb + (q * Kp + k0) * NR * pes;
+          const char* bpan = conv_rhs ? blk + (q - q0) * kc * NR * pes : Bb + (q * Kp + k0) * NR * pes;
           for (int64_t p = p0; p < p1; ++p) {
             const char* apan = Ab + (p * Kp + k0) * MR * pes;
             if (direct && p < P_full && q < Q_full)
