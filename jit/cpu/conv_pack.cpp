@@ -15,6 +15,8 @@
 #include <cstring>
 #include <vector>
 
+#include <immintrin.h>
+
 #include "oneapi/tbb/blocked_range.h"
 #include "oneapi/tbb/parallel_for.h"
 
@@ -188,6 +190,68 @@ void input_grad_row(const Geo3& g, const T* chan, const int64_t t[3], int64_t c0
   });
 }
 
+// out[i*R + c] = in[c*ld + i] for i < n, c < cols: a column-major block
+// into panel rows, in 8 x 8 tiles (float32 on AVX2 hosts: in registers).
+template <typename T>
+inline void transpose_block(const T* in, int64_t ld, int64_t cols, int64_t n, T* out, int64_t R) {
+  for (int64_t i0 = 0; i0 < n; i0 += 8) {
+    const int64_t ie = std::min(n, i0 + 8);
+    for (int64_t c0 = 0; c0 < cols; c0 += 8) {
+      const int64_t ce = std::min(cols, c0 + 8);
+      if (ie - i0 == 8 && ce - c0 == 8) {
+        for (int64_t i = 0; i < 8; ++i)
+          for (int64_t c = 0; c < 8; ++c) out[(i0 + i) * R + c0 + c] = in[(c0 + c) * ld + i0 + i];
+        continue;
+      }
+      for (int64_t i = i0; i < ie; ++i)
+        for (int64_t c = c0; c < ce; ++c) out[i * R + c] = in[c * ld + i];
+    }
+  }
+}
+// 8 x 8 float32 blocks transposed in ymm registers (unpack, shuffle, lane permute).
+__attribute__((target("avx2"))) void transpose_f32_avx2(const float* in, int64_t ld, int64_t cols, int64_t n,
+                                                         float* out, int64_t R) {
+  const int64_t n8 = n / 8 * 8, c8 = cols / 8 * 8;
+  for (int64_t i0 = 0; i0 < n8; i0 += 8) {
+    for (int64_t c0 = 0; c0 < c8; c0 += 8) {
+      const float* p = in + c0 * ld + i0;
+      __m256 r0 = _mm256_loadu_ps(p), r1 = _mm256_loadu_ps(p + ld), r2 = _mm256_loadu_ps(p + 2 * ld),
+             r3 = _mm256_loadu_ps(p + 3 * ld), r4 = _mm256_loadu_ps(p + 4 * ld), r5 = _mm256_loadu_ps(p + 5 * ld),
+             r6 = _mm256_loadu_ps(p + 6 * ld), r7 = _mm256_loadu_ps(p + 7 * ld);
+      __m256 t0 = _mm256_unpacklo_ps(r0, r1), t1 = _mm256_unpackhi_ps(r0, r1), t2 = _mm256_unpacklo_ps(r2, r3),
+             t3 = _mm256_unpackhi_ps(r2, r3), t4 = _mm256_unpacklo_ps(r4, r5), t5 = _mm256_unpackhi_ps(r4, r5),
+             t6 = _mm256_unpacklo_ps(r6, r7), t7 = _mm256_unpackhi_ps(r6, r7);
+      __m256 s0 = _mm256_shuffle_ps(t0, t2, 0x44), s1 = _mm256_shuffle_ps(t0, t2, 0xEE),
+             s2 = _mm256_shuffle_ps(t1, t3, 0x44), s3 = _mm256_shuffle_ps(t1, t3, 0xEE),
+             s4 = _mm256_shuffle_ps(t4, t6, 0x44), s5 = _mm256_shuffle_ps(t4, t6, 0xEE),
+             s6 = _mm256_shuffle_ps(t5, t7, 0x44), s7 = _mm256_shuffle_ps(t5, t7, 0xEE);
+      float* q = out + i0 * R + c0;
+      _mm256_storeu_ps(q, _mm256_permute2f128_ps(s0, s4, 0x20));
+      _mm256_storeu_ps(q + R, _mm256_permute2f128_ps(s1, s5, 0x20));
+      _mm256_storeu_ps(q + 2 * R, _mm256_permute2f128_ps(s2, s6, 0x20));
+      _mm256_storeu_ps(q + 3 * R, _mm256_permute2f128_ps(s3, s7, 0x20));
+      _mm256_storeu_ps(q + 4 * R, _mm256_permute2f128_ps(s0, s4, 0x31));
+      _mm256_storeu_ps(q + 5 * R, _mm256_permute2f128_ps(s1, s5, 0x31));
+      _mm256_storeu_ps(q + 6 * R, _mm256_permute2f128_ps(s2, s6, 0x31));
+      _mm256_storeu_ps(q + 7 * R, _mm256_permute2f128_ps(s3, s7, 0x31));
+    }
+    for (int64_t i = i0; i < i0 + 8; ++i)
+      for (int64_t c = c8; c < cols; ++c) out[i * R + c] = in[c * ld + i];
+  }
+  for (int64_t i = n8; i < n; ++i)
+    for (int64_t c = 0; c < cols; ++c) out[i * R + c] = in[c * ld + i];
+}
+void transpose(const float* in, int64_t ld, int64_t cols, int64_t n, float* out, int64_t R) {
+  static const bool avx2 = __builtin_cpu_supports("avx2");
+  if (avx2)
+    transpose_f32_avx2(in, ld, cols, n, out, R);
+  else
+    transpose_block(in, ld, cols, n, out, R);
+}
+void transpose(const double* in, int64_t ld, int64_t cols, int64_t n, double* out, int64_t R) {
+  transpose_block(in, ld, cols, n, out, R);
+}
+
 // The weight gradient's lhs, dy[n, gi*Og + m, out], into MR-row panels
 // [batch][P][K][MR]: per (batch, panel, n) the panel's rows of dy side by side.
 template <typename T>
@@ -196,6 +260,8 @@ void pack_weight_grad_lhs(const Kernel& k, const Geo3& g, const T* src, int64_t 
   std::vector<int64_t> loff(static_cast<size_t>(g.L));
   for (int64_t l = 0; l < g.L; ++l)
     loff[l] = (l / (g.out[1] * g.out[2])) * g.st[0] + ((l / g.out[2]) % g.out[1]) * g.st[1] + (l % g.out[2]) * g.st[2];
+  bool contiguous = true;
+  for (int64_t l = 0; l < g.L && contiguous; ++l) contiguous = loff[l] == l;
   const int64_t tasks = batch * P * N;
   tbb::parallel_for(tbb::blocked_range<int64_t>(0, tasks, std::max<int64_t>(1, 16384 / std::max<int64_t>(1, R * g.L))),
                     [&](const tbb::blocked_range<int64_t>& range) {
@@ -203,9 +269,14 @@ void pack_weight_grad_lhs(const Kernel& k, const Geo3& g, const T* src, int64_t 
                         const int64_t b = t / (P * N), p = (t / N) % P, n = t % N;
                         T* out = dst + ((b * P + p) * K + n * g.L) * R;
                         const int64_t rows = std::min(R, M - p * R);
-                        for (int64_t r = 0; r < rows; ++r) {
-                          const T* sp = src + g.base + n * g.sn + (b * g.Og + p * R + r) * g.sc;
-                          for (int64_t l = 0; l < g.L; ++l) out[l * R + r] = sp[loff[l]];
+                        std::vector<const T*> sp(static_cast<size_t>(rows));  // the panel's rows of dy
+                        for (int64_t r = 0; r < rows; ++r) sp[r] = src + g.base + n * g.sn + (b * g.Og + p * R + r) * g.sc;
+                        if (contiguous) {  // per position, the panel's rows side by side: contiguous stores
+                          for (int64_t l = 0; l < g.L; ++l)
+                            for (int64_t r = 0; r < rows; ++r) out[l * R + r] = sp[r][l];
+                        } else {
+                          for (int64_t l = 0; l < g.L; ++l)
+                            for (int64_t r = 0; r < rows; ++r) out[l * R + r] = sp[r][loff[l]];
                         }
                       }
                     });
@@ -240,20 +311,25 @@ void ConvRhsPacker::block_of(int64_t R, int64_t b, int64_t k0, int64_t k1, int64
     // Rows k = (n, out position) are gathers over (ci, tap); columns are conv
     // rows. Each column (ci, tap): its conv rows over the block's output
     // positions (contiguous, conv_row), stored down its panel.
+    // One panel at a time: its columns' runs side by side, then transposed into it.
     thread_local std::vector<char> col_scratch;
-    if (col_scratch.size() < static_cast<size_t>(kc) * sizeof(T)) col_scratch.resize(static_cast<size_t>(kc) * sizeof(T));
-    T* run = reinterpret_cast<T*>(col_scratch.data());
-    for (int64_t col = n0; col < n1; ++col) {
-      const int64_t ci = col / g.Kk;
-      int64_t t[3];
-      unravel_tap(g, col % g.Kk, t);
-      for (int64_t kk = k0; kk < k1;) {  // per batch element n within the block
-        const int64_t n = kk / g.L, l0 = kk % g.L, l1 = std::min(g.L, l0 + (k1 - kk));
-        conv_row(g, src + g.base + n * g.sn + (b * g.Cg + ci) * g.sc, t, l0, l1, run + (kk - k0));
-        kk += l1 - l0;
+    const size_t need = static_cast<size_t>(kc * R) * sizeof(T);
+    if (col_scratch.size() < need) col_scratch.resize(need);
+    T* runs = reinterpret_cast<T*>(col_scratch.data());
+    for (int64_t q = 0; q < Q; ++q) {
+      const int64_t c0 = n0 + q * R, c1 = std::min(n1, c0 + R);
+      for (int64_t col = c0; col < c1; ++col) {
+        const int64_t ci = col / g.Kk;
+        int64_t t[3];
+        unravel_tap(g, col % g.Kk, t);
+        T* run = runs + (col - c0) * kc;
+        for (int64_t kk = k0; kk < k1;) {  // per batch element n within the block
+          const int64_t n = kk / g.L, l0 = kk % g.L, l1 = std::min(g.L, l0 + (k1 - kk));
+          conv_row(g, src + g.base + n * g.sn + (b * g.Cg + ci) * g.sc, t, l0, l1, run + (kk - k0));
+          kk += l1 - l0;
+        }
       }
-      T* out = dst + ((col - n0) / R) * kc * R + (col - n0) % R;
-      for (int64_t i = 0; i < kc; ++i) out[i * R] = run[i];
+      transpose(runs, kc, c1 - c0, kc, dst + q * kc * R, R);
     }
     return;
   }

@@ -1370,7 +1370,10 @@ void drive(const Kernel& k, const Table& table, bool interpreted, void* const* b
   int64_t nc = NR * std::max<int64_t>(1, env_int("LT_MM_NCP", amx ? 2 : NR >= 32 ? 8 : 16));
   auto tiles = [&] { return d.B * ((d.M + mc - 1) / mc) * ((d.N + nc - 1) / nc); };
   while (tiles() < 4 * threads && nc > NR) nc -= NR;
-  while (tiles() < 4 * threads && mc > MR) mc -= MR;
+  // A convolution's rhs is packed by every tile that reads it (conv_rhs): more
+  // tiles along M would pack it again each, so the k split below spreads the
+  // work instead.
+  while (tiles() < 4 * threads && mc > MR && !conv_rhs) mc -= MR;
   // Same tile count, panels spread evenly: 512 on AVX2 is 4 x 22 panels of 6
   // rows, not 3 x 24 and a last row of 14 that leaves a thread idle at the end.
   mc = balanced_block(d.M, mc, MR);
@@ -1383,66 +1386,122 @@ void drive(const Kernel& k, const Table& table, bool interpreted, void* const* b
   const bool direct = t.plain_out >= 0 && d.K > 0;
   char* out = static_cast<char*>(buffers[direct ? t.plain_out : 0]);
   const int64_t P_full = d.M / MR, Q_full = d.N / NR;
-  auto run_tiles = [&](int64_t t0, int64_t t1) {
-    char* tile = thread_tile(static_cast<size_t>(((std::min(mc, d.M) + MR - 1) / MR) * MR * ldt * es));
-    thread_local std::vector<char> block;  // conv_rhs: the tile's B panels for one KC block
-    if (conv_rhs && block.size() < static_cast<size_t>(ldt * KC * pes + 64)) block.resize(ldt * KC * pes + 64);
-    char* blk = reinterpret_cast<char*>((reinterpret_cast<uintptr_t>(block.data()) + 63) & ~uintptr_t{63});
-    std::vector<void*> eb(buffers, buffers + nb);
-    KernelArgs ea{eb.data(), scalars, &err};
-    for (int64_t ti = t0; ti < t1; ++ti) {
-      int64_t bt = ti / (tm * tn), rest = ti % (tm * tn), it = rest / tn, jt = rest % tn;
-      int64_t m0 = it * mc, m1 = std::min(d.M, m0 + mc), n0 = jt * nc, n1 = std::min(d.N, n0 + nc);
-      int64_t p0 = m0 / MR, p1 = (m1 + MR - 1) / MR, q0 = n0 / NR, q1 = (n1 + NR - 1) / NR;
-      const char* Ab = Apc + (bt % d.batch_a) * d.P * Kp * MR * pes;
-      const char* Bb = conv_rhs ? nullptr : Bpc + (bt % d.batch_b) * d.Q * Kp * NR * pes;
-      if (d.K == 0) std::memset(tile, 0, static_cast<size_t>((p1 - p0) * MR * ldt * es));
-      for (int64_t k0 = 0; k0 < d.K; k0 += KC) {
-        int64_t kc = std::min(KC, d.K - k0);
-        if (conv_rhs) conv_rhs->block(NR, bt % d.batch_b, k0, k0 + kc, n0, n1, blk);
-        for (int64_t q = q0; q < q1; ++q) {
-          const char* bpan = conv_rhs ? blk + (q - q0) * kc * NR * pes : Bb + (q * Kp + k0) * NR * pes;
-          for (int64_t p = p0; p < p1; ++p) {
-            const char* apan = Ab + (p * Kp + k0) * MR * pes;
-            if (direct && p < P_full && q < Q_full)
-              t.ukr(kc, apan, bpan, out + ((bt * d.M + p * MR) * d.N + q * NR) * es, d.N, k0 > 0);
-            else
-              t.ukr(kc, apan, bpan, tile + ((p - p0) * MR * ldt + (q - q0) * NR) * es, ldt, k0 > 0);
-          }
+  // Split k: a product of few output tiles over a long k (a convolution's
+  // weight gradient, [O, C*kh*kw] summed over batch*pixels) left threads
+  // idle. Each tile's k range is then cut into `splits` parts (whole KC
+  // blocks) whose products accumulate in buffers of their own, summed before
+  // the epilogue.
+  int64_t splits = 1;
+  const int64_t k_blocks = (d.K + KC - 1) / KC;
+  if (!serial && total < 4 * threads && k_blocks >= 8)
+    splits = std::min<int64_t>((4 * threads + total - 1) / total, k_blocks / 4);
+  const int64_t chunk = (k_blocks + splits - 1) / splits * KC;
+  const bool use_direct = direct && splits == 1;
+  const size_t tile_bytes = static_cast<size_t>(((std::min(mc, d.M) + MR - 1) / MR) * MR * ldt * es);
+  std::vector<char> partials(splits > 1 ? static_cast<size_t>(total * splits) * tile_bytes : 0);
+  // Tile ti's product over k in [ks0, ks1) into `tile` (or, direct, its full micro-tiles into the output).
+  auto accumulate = [&](int64_t ti, int64_t ks0, int64_t ks1, char* tile, char* blk) {
+    int64_t bt = ti / (tm * tn), rest = ti % (tm * tn), it = rest / tn, jt = rest % tn;
+    int64_t m0 = it * mc, m1 = std::min(d.M, m0 + mc), n0 = jt * nc, n1 = std::min(d.N, n0 + nc);
+    int64_t p0 = m0 / MR, p1 = (m1 + MR - 1) / MR, q0 = n0 / NR, q1 = (n1 + NR - 1) / NR;
+    const char* Ab = Apc + (bt % d.batch_a) * d.P * Kp * MR * pes;
+    const char* Bb = conv_rhs ? nullptr : Bpc + (bt % d.batch_b) * d.Q * Kp * NR * pes;
+    if (ks0 >= ks1) std::memset(tile, 0, static_cast<size_t>((p1 - p0) * MR * ldt * es));
+    for (int64_t k0 = ks0; k0 < ks1; k0 += KC) {
+      int64_t kc = std::min(KC, ks1 - k0);
+      if (conv_rhs) conv_rhs->block(NR, bt % d.batch_b, k0, k0 + kc, n0, n1, blk);
+      for (int64_t q = q0; q < q1; ++q) {
+        const char* bpan = conv_rhs ? blk + (q - q0) * kc * NR * pes : Bb + (q * Kp + k0) * NR * pes;
+        for (int64_t p = p0; p < p1; ++p) {
+          const char* apan = Ab + (p * Kp + k0) * MR * pes;
+          if (use_direct && p < P_full && q < Q_full)
+            t.ukr(kc, apan, bpan, out + ((bt * d.M + p * MR) * d.N + q * NR) * es, d.N, k0 > ks0);
+          else
+            t.ukr(kc, apan, bpan, tile + ((p - p0) * MR * ldt + (q - q0) * NR) * es, ldt, k0 > ks0);
         }
-      }
-      // The epilogue over what is in the tile buffer: everything, or for a
-      // direct tile only the partial micro-tiles at the M and N edges.
-      const int64_t m_direct = direct ? std::min(m1, P_full * MR) : m0;
-      const int64_t n_direct = direct ? std::max(n0, std::min(n1, Q_full * NR)) : n0;
-      if (!direct && n0 == 0 && n1 == d.N && ldt == d.N) {
-        // Whole rows, held at the output's row stride: the tile is one
-        // contiguous run of the output, so one epilogue call covers it (an
-        // interpreted epilogue pays a fixed cost per call).
-        int64_t lin = (bt * d.M + m0) * d.N;
-        eb[k.mm_acc] = reinterpret_cast<void*>(reinterpret_cast<uintptr_t>(tile) - static_cast<uintptr_t>(lin * es));
-        t.epi(&ea, lin, lin + (m1 - m0) * d.N);
-        continue;
-      }
-      for (int64_t m = m0; m < m1; ++m) {
-        int64_t lin = (bt * d.M + m) * d.N + n0;
-        eb[k.mm_acc] = reinterpret_cast<void*>(reinterpret_cast<uintptr_t>(tile) +
-                                               static_cast<uintptr_t>(((m - m0) * ldt - lin) * es));
-        int64_t from = m < m_direct ? n_direct - n0 : 0;
-        if (from < n1 - n0) t.epi(&ea, lin + from, lin + (n1 - n0));
       }
     }
   };
-  if (total == 1 || serial) {
+  // The epilogue over what is in the tile buffer: everything, or for a
+  // direct tile only the partial micro-tiles at the M and N edges.
+  auto finish = [&](int64_t ti, char* tile, std::vector<void*>& eb, KernelArgs& ea) {
+    int64_t bt = ti / (tm * tn), rest = ti % (tm * tn), it = rest / tn, jt = rest % tn;
+    int64_t m0 = it * mc, m1 = std::min(d.M, m0 + mc), n0 = jt * nc, n1 = std::min(d.N, n0 + nc);
+    const int64_t m_direct = use_direct ? std::min(m1, P_full * MR) : m0;
+    const int64_t n_direct = use_direct ? std::max(n0, std::min(n1, Q_full * NR)) : n0;
+    if (!use_direct && n0 == 0 && n1 == d.N && ldt == d.N) {
+      // Whole rows, held at the output's row stride: the tile is one
+      // contiguous run of the output, so one epilogue call covers it (an
+      // interpreted epilogue pays a fixed cost per call).
+      int64_t lin = (bt * d.M + m0) * d.N;
+      eb[k.mm_acc] = reinterpret_cast<void*>(reinterpret_cast<uintptr_t>(tile) - static_cast<uintptr_t>(lin * es));
+      t.epi(&ea, lin, lin + (m1 - m0) * d.N);
+      return;
+    }
+    for (int64_t m = m0; m < m1; ++m) {
+      int64_t lin = (bt * d.M + m) * d.N + n0;
+      eb[k.mm_acc] = reinterpret_cast<void*>(reinterpret_cast<uintptr_t>(tile) +
+                                             static_cast<uintptr_t>(((m - m0) * ldt - lin) * es));
+      int64_t from = m < m_direct ? n_direct - n0 : 0;
+      if (from < n1 - n0) t.epi(&ea, lin + from, lin + (n1 - n0));
+    }
+  };
+  auto conv_block = [&] {  // conv_rhs: a tile's B panels for one KC block, per thread
+    thread_local std::vector<char> block;
+    if (conv_rhs && block.size() < static_cast<size_t>(ldt * KC * pes + 64)) block.resize(ldt * KC * pes + 64);
+    return reinterpret_cast<char*>((reinterpret_cast<uintptr_t>(block.data()) + 63) & ~uintptr_t{63});
+  };
+  auto run_tiles = [&](int64_t t0, int64_t t1) {
+    char* tile = thread_tile(tile_bytes);
+    char* blk = conv_block();
+    std::vector<void*> eb(buffers, buffers + nb);
+    KernelArgs ea{eb.data(), scalars, &err};
+    for (int64_t ti = t0; ti < t1; ++ti) {
+      accumulate(ti, 0, d.K, tile, blk);
+      finish(ti, tile, eb, ea);
+    }
+  };
+  if (splits > 1) {
+    tbb::parallel_for(tbb::blocked_range<int64_t>(0, total * splits, 1), [&](const tbb::blocked_range<int64_t>& r) {
+      char* blk = conv_block();
+      for (int64_t w = r.begin(); w < r.end(); ++w) {
+        const int64_t s = w % splits, ks0 = std::min(d.K, s * chunk), ks1 = std::min(d.K, ks0 + chunk);
+        accumulate(w / splits, ks0, ks1, partials.data() + w * tile_bytes, blk);
+      }
+    });
+    tbb::parallel_for(tbb::blocked_range<int64_t>(0, total, 1), [&](const tbb::blocked_range<int64_t>& r) {
+      std::vector<void*> eb(buffers, buffers + nb);
+      KernelArgs ea{eb.data(), scalars, &err};
+      for (int64_t ti = r.begin(); ti < r.end(); ++ti) {
+        char* sum = partials.data() + ti * splits * tile_bytes;
+        for (int64_t s = 1; s < splits; ++s) {
+          const char* part = sum + s * tile_bytes;
+          auto add = [&](auto zero) {
+            using T = decltype(zero);
+            T* into = reinterpret_cast<T*>(sum);
+            const T* from = reinterpret_cast<const T*>(part);
+            for (size_t i = 0; i < tile_bytes / sizeof(T); ++i) into[i] += from[i];
+          };
+          if (dt == DType::Float32) add(0.0f);
+          else if (dt == DType::Float64) add(0.0);
+          else if (dt == DType::Int32) add(uint32_t{0});  // wrapping, as the micro-kernel's adds
+          else add(uint64_t{0});
+        }
+        finish(ti, sum, eb, ea);
+      }
+    });
+  } else if (total == 1 || serial) {
     run_tiles(0, total);
   } else {
     tbb::parallel_for(tbb::blocked_range<int64_t>(0, total, 1),
                       [&](const tbb::blocked_range<int64_t>& r) { run_tiles(r.begin(), r.end()); });
   }
   if (profile)
-    std::fprintf(stderr, "[lt] matmul %ldx%ldx%ldx%ld pack %.3f ms tiles %.3f ms (%ld tiles of %ldx%ld)\n", (long)d.B,
-                 (long)d.M, (long)d.N, (long)d.K, std::chrono::duration<double, std::milli>(t_packed - t_start).count(),
-                 std::chrono::duration<double, std::milli>(now() - t_packed).count(), (long)total, (long)mc, (long)nc);
+    std::fprintf(stderr, "[lt] matmul %ldx%ldx%ldx%ld pack %.3f ms tiles %.3f ms (%ld tiles of %ldx%ld, k split %ld)\n",
+                 (long)d.B, (long)d.M, (long)d.N, (long)d.K,
+                 std::chrono::duration<double, std::milli>(t_packed - t_start).count(),
+                 std::chrono::duration<double, std::milli>(now() - t_packed).count(), (long)total, (long)mc, (long)nc,
+                 (long)splits);
   if (err.code != 0) {
     raise_bad_index(err.code, err.value, err.axis, err.bound);
   }
