@@ -161,6 +161,19 @@ inline std::vector<CorpusProgram> kernel_corpus() {
                                                              corpus_input(DType::Int32, {12, 7}, -5, 5, 99)),
                                                  ops::scalar_int(3, DType::Int32))});
   }
+  {  // convolutions (ir/conv.h): implicit-GEMM MatMul kernels with guarded-load operands
+    NodePtr x = corpus_input(DType::Float32, {2, 4, 9, 7}, -1, 1, 101), w = corpus_input(DType::Float32, {6, 2, 3, 3}, -1, 1, 102);
+    NodePtr b = corpus_input(DType::Float32, {6}, -1, 1, 103);
+    NodePtr y = ops::conv(x, w, {2, 1}, {1, 1}, {1, 1}, {1, 2}, 2);  // stride (2, 1), dilation (1, 2), 2 groups
+    Shape bias_shape{1, 6, 1, 1};
+    CORPUS_ADD("conv2d_bias_relu", {ops::relu(ops::add(y, ops::reshape(b, bias_shape)))});
+    NodePtr dy = corpus_input(DType::Float32, y->shape, -1, 1, 104);
+    Attrs attrs = y->attrs;
+    CORPUS_ADD("conv2d_input_grad", {ops::conv_input_grad(dy, w, attrs, {9, 7})});
+    CORPUS_ADD("conv2d_weight_grad", {ops::conv_weight_grad(x, dy, attrs, {3, 3})});
+    NodePtr x1 = corpus_input(DType::Float64, {3, 5, 11}, -1, 1, 105), w1 = corpus_input(DType::Float64, {4, 5, 4}, -1, 1, 106);
+    CORPUS_ADD("conv1d_f64_same", {ops::conv(x1, w1, {1}, {1}, {2}, {1}, 1)});
+  }
   CORPUS_ADD("iota_arange", {ops::iota({3, 4}, 1), ops::arange(0, 10, 1)});
   CORPUS_ADD("rand", {ops::rand({5, 7}, 42, 3), ops::rand({3, 3}, 7, 0, DType::Float64)});
   CORPUS_ADD("randn", {ops::randn({1000}, 5, 11)});
