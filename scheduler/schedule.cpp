@@ -278,10 +278,30 @@ Coords Scheduler::map_view(Ctx& c, const TraceNode& n, const Coords& co) {
 // end, see materialize_needed), after which the node may be cheap. True when
 // `node` is now materialised.
 bool Scheduler::note_inlined(int32_t node) {
-  OpKind k = op_kind(t_.nodes[node].op);
-  if (kernels_inlining_[node] == 0 || k == OpKind::Movement || has_matmul_[node] ||
-      !policy_.materialize_shared(kernels_inlining_[node] + 1, cost_[node], has_red_[node]))
-    return false;
+  const TraceNode& n = t_.nodes[node];
+  OpKind k = op_kind(n.op);
+  if (kernels_inlining_[node] == 0 || k == OpKind::Movement || has_matmul_[node]) return false;
+  // Measured again from its inputs: one stored earlier in this pass (batch
+  // norm's mean, read by every kernel that reads x - mean) no longer counts,
+  // so x - mean is cheap arithmetic that its readers recompute, not a
+  // reduction to store.
+  // (A few dozen nodes deep: views and arithmetic; past that the pass's
+  // values stand.)
+  int budget = 32;
+  auto measure = [&](auto&& self, int32_t id) -> std::pair<int64_t, bool> {
+    const TraceNode& x = t_.nodes[id];
+    if (--budget < 0 || op_kind(x.op) == OpKind::Reduce) return {cost_[id], has_red_[id]};
+    int64_t cost = op_cost(x.op);
+    bool red = false;
+    for (int32_t in : x.inputs)
+      if (!mat_[in]) {
+        auto [c, r] = self(self, in);
+        cost = std::min(cost + c, kCostCap), red = red || r;
+      }
+    return {cost, red};
+  };
+  auto [cost, red] = measure(measure, node);
+  if (!policy_.materialize_shared(kernels_inlining_[node] + 1, cost, red)) return false;
   mat_[node] = 1;
   stored_while_emitting_.push_back(node);
   return true;
