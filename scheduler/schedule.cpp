@@ -107,6 +107,8 @@ class Scheduler {
   int32_t emit(Ctx& c, int32_t node, const Coords& coords);
   int32_t emit_uncached(Ctx& c, int32_t node, const Coords& coords);
   bool note_inlined(int32_t node);
+  std::pair<int64_t, bool> measure_now(int32_t node);
+  std::vector<int32_t> inner_reductions(int32_t node);
   int32_t index_arg(Ctx& c, int64_t value, int64_t max);
   Coords unravel(Ctx& c, int32_t linear, absl::Span<const int64_t> shape);
   Coords map_view(Ctx& c, const TraceNode& n, const Coords& coords);
@@ -285,8 +287,49 @@ bool Scheduler::note_inlined(int32_t node) {
   // norm's mean, read by every kernel that reads x - mean) no longer counts,
   // so x - mean is cheap arithmetic that its readers recompute, not a
   // reduction to store.
-  // (A few dozen nodes deep: views and arithmetic; past that the pass's
-  // values stand.)
+  auto [cost, red] = measure_now(node);
+  if (!policy_.materialize_shared(kernels_inlining_[node] + 1, cost, red)) return false;
+  // Shared because of reductions it inlines (x - mean before the mean is
+  // stored): store those smaller reductions instead; the node is decided
+  // again on its own arithmetic when it next reaches another kernel.
+  if (red) {
+    std::vector<int32_t> inner = inner_reductions(node);
+    if (!inner.empty()) {
+      for (int32_t r : inner) mat_[r] = 1, stored_while_emitting_.push_back(r);
+      return false;
+    }
+  }
+  mat_[node] = 1;
+  stored_while_emitting_.push_back(node);
+  return true;
+}
+
+// The reductions `node` inlines (through inputs not stored), when each has
+// fewer elements than it; empty otherwise.
+std::vector<int32_t> Scheduler::inner_reductions(int32_t node) {
+  const int64_t numel = shape_numel(t_.nodes[node].shape);
+  std::vector<int32_t> stack{node}, found;
+  absl::flat_hash_set<int32_t> seen{node};
+  while (!stack.empty()) {
+    int32_t id = stack.back();
+    stack.pop_back();
+    const TraceNode& n = t_.nodes[id];
+    if (id != node && op_kind(n.op) == OpKind::Reduce) {
+      if (shape_numel(n.shape) >= numel) return {};
+      found.push_back(id);
+      continue;
+    }
+    for (int32_t in : n.inputs)
+      if (!mat_[in] && seen.insert(in).second) stack.push_back(in);
+  }
+  return found;
+}
+
+// The cost and whether node's inlined expression holds a reduction, with
+// the nodes stored so far (cost_ and has_red_ are the values at the start of
+// the pass). A few dozen nodes deep: views and arithmetic; past that the
+// pass's values stand.
+std::pair<int64_t, bool> Scheduler::measure_now(int32_t node) {
   int budget = 32;
   auto measure = [&](auto&& self, int32_t id) -> std::pair<int64_t, bool> {
     const TraceNode& x = t_.nodes[id];
@@ -300,11 +343,7 @@ bool Scheduler::note_inlined(int32_t node) {
       }
     return {cost, red};
   };
-  auto [cost, red] = measure(measure, node);
-  if (!policy_.materialize_shared(kernels_inlining_[node] + 1, cost, red)) return false;
-  mat_[node] = 1;
-  stored_while_emitting_.push_back(node);
-  return true;
+  return measure(measure, node);
 }
 
 // An offset that does not change the code (a slice's start, where a concat
@@ -1212,9 +1251,14 @@ Plan Scheduler::run() {
       mat_[matmul_chain_end(n)] = 1;
       changed = true;
     }
-    for (auto [n, count] : uses) {
+    // In trace order, each measured with the decisions before it (measure_now):
+    // once a reduction is stored, what reads it may be cheap again.
+    std::vector<std::pair<int32_t, int>> shared(uses.begin(), uses.end());
+    std::sort(shared.begin(), shared.end());
+    for (auto [n, count] : shared) {
       if (mat_[n] || op_kind(t_.nodes[n].op) == OpKind::Movement || op_kind(t_.nodes[n].op) == OpKind::MatMul) continue;
-      if (policy_.materialize_shared(count, cost_[n], has_red_[n]) ||
+      auto [cost, red] = measure_now(n);
+      if (policy_.materialize_shared(count, cost, red) ||
           (repeats[n] > 1 && policy_.materialize_repeated(repeats[n], cost_[n], has_gather_[n])))
         mat_[n] = 1, changed = true;
     }

@@ -28,7 +28,10 @@ def _batch_norm(input, running_mean, running_var, weight, bias, training, moment
             raise ValueError("batch_norm: expected more than 1 value per channel when training, got input size "
                              "{}".format(_shape(input)))
         mean = input.mean(dims)
-        var = input.var(dims, unbiased=False)
+        # The biased variance from the same centred values the output normalises (torch's two-pass
+        # statistics): one x - mean for both, which readers recompute from the stored mean.
+        centred = input - mean.reshape(shape)
+        var = (centred * centred).mean(dims)
         side = list(tie)
         if running_mean is not None or running_var is not None:
             with no_grad():
@@ -43,7 +46,8 @@ def _batch_norm(input, running_mean, running_var, weight, bias, training, moment
             raise RuntimeError("batch_norm: running_mean and running_var must be defined in evaluation mode")
         mean, var = running_mean, running_var
         side = list(tie)
-    out = (input - mean.reshape(shape)) * (var.reshape(shape) + eps).rsqrt()
+        centred = input - mean.reshape(shape)
+    out = centred * (var.reshape(shape) + eps).rsqrt()
     if weight is not None:
         out = out * weight.reshape(shape)
     if bias is not None:
