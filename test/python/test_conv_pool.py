@@ -258,6 +258,28 @@ def test_batchnorm_forward_does_not_sync():
     assert lt.debug.counters()["syncs"] == before
 
 
+def test_batchnorm_relu_training_step_kernels():
+    """BatchNorm2d + ReLU forward and backward in training: the mean is stored and x - mean is recomputed by
+    each kernel that reads it, not stored as well (it was, with a second mean inside the variance: 18
+    kernels). Values and gradients match torch."""
+    xa, ga = _arr(8, 4, 6, 6), _arr(8, 4, 6, 6)
+    outs = {}
+    for mod in (torch, lt):
+        bn = mod.nn.BatchNorm2d(4)
+        x = mod.tensor(xa, requires_grad=True)
+        if mod is lt:
+            lt.sync(x, *bn.parameters(), *bn.buffers())
+            before = lt.debug.counters()["kernels_launched"]
+        (mod.relu(bn(x)) * mod.tensor(ga)).sum().backward()
+        if mod is lt:
+            lt.sync(x.grad, bn.weight.grad, bn.bias.grad, bn.running_mean, bn.running_var)
+            launched = lt.debug.counters()["kernels_launched"] - before
+        outs[mod.__name__] = [v.detach().numpy() for v in (x.grad, bn.weight.grad, bn.bias.grad, bn.running_var)]
+    for got, want in zip(outs["lazytensor"], outs["torch"]):
+        np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-5)
+    assert launched <= 11, launched  # 10 here: 3 full passes forward, 5 backward
+
+
 @pytest.mark.parametrize("groups,affine", [(1, True), (2, False), (4, True)])
 def test_group_norm_matches_torch(groups, affine):
     x = _arr(2, 4, 3, 2)
