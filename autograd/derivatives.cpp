@@ -153,6 +153,8 @@ NodePtr matmul_transpose(const NodePtr& x) { return ops::transpose(x, -1, -2); }
 NodePtr conv_primitive(Op op, const NodePtr& a, const NodePtr& b, const Attrs& attrs, const Shape& shape) {
   return ops::primitive(op, a->dtype, shape, attrs, {a, b});
 }
+/// The spatial sizes of a convolution operand [N, C, *spatial].
+Shape spatial(const NodePtr& x) { return Shape(x->shape.begin() + 2, x->shape.end()); }
 
 }  // namespace
 
@@ -299,8 +301,10 @@ NodeList input_gradients(const NodePtr& y, const NodePtr& g, absl::Span<const bo
 
     // ---- convolutions (ir/conv.h): each is linear in both operands, and the
     // adjoint of one in an operand is another of the three ----
+    // The input gradients go through ops::conv_input_grad, which splits a
+    // strided one into stride-1 phases (ir/builder_nn.cpp).
     case Op::Conv:  // (x, w) -> y
-      if (wanted[0]) out[0] = conv_primitive(Op::ConvInputGrad, g, in[1], y->attrs, in[0]->shape);
+      if (wanted[0]) out[0] = ops::conv_input_grad(g, in[1], y->attrs, spatial(in[0]));
       if (wanted[1]) out[1] = conv_primitive(Op::ConvWeightGrad, in[0], g, y->attrs, in[1]->shape);
       break;
     case Op::ConvInputGrad:  // (dy, w) -> dx
@@ -308,7 +312,7 @@ NodeList input_gradients(const NodePtr& y, const NodePtr& g, absl::Span<const bo
       if (wanted[1]) out[1] = conv_primitive(Op::ConvWeightGrad, g, in[0], y->attrs, in[1]->shape);
       break;
     case Op::ConvWeightGrad:  // (x, dy) -> dw
-      if (wanted[0]) out[0] = conv_primitive(Op::ConvInputGrad, in[1], g, y->attrs, in[0]->shape);
+      if (wanted[0]) out[0] = ops::conv_input_grad(in[1], g, y->attrs, spatial(in[0]));
       if (wanted[1]) out[1] = conv_primitive(Op::Conv, in[0], g, y->attrs, in[1]->shape);
       break;
 

@@ -410,6 +410,62 @@ NodePtr conv(const NodePtr& x, const NodePtr& w, absl::Span<const int64_t> strid
   return conv_node(Op::Conv, x, w, conv_attrs(groups, stride, pad_lo, dilation), std::move(out));
 }
 
+namespace {
+// The input gradient of a strided, undilated convolution as one stride-1
+// input gradient per phase of the stride: input positions r + s*a (per dim)
+// are reached only by the taps t = t0, t0 + s, ... with t0 = (r + pad) % s,
+// through output positions a + e - m (m the tap's index among those, e =
+// (r + pad - t0) / s), i.e. a stride-1 transposed convolution of dy with the
+// weight's taps t0::s and leading padding e. The phases are then interleaved
+// (stack, permute, reshape, crop). One kernel with guarded loads would
+// multiply the zeros between the strided positions: 4x the work at stride 2.
+NodePtr strided_input_grad(const NodePtr& dy, const NodePtr& w, const Attrs& attrs, absl::Span<const int64_t> in_size,
+                           const Shape& shape) {
+  const int64_t nd = attrs[0], groups = attrs[1];
+  Shape phase_shape{shape[0], shape[1]}, grid{shape[0], shape[1]};
+  int64_t phases = 1;
+  for (int64_t j = 0; j < nd; ++j) {
+    const int64_t s = attrs[2 + j];
+    phase_shape.push_back((in_size[j] + s - 1) / s);
+    grid.push_back(s);
+    phases *= s;
+  }
+  std::vector<NodePtr> pieces;
+  for (int64_t ph = 0; ph < phases; ++ph) {
+    NodePtr wp = w;
+    Shape lead(nd), ones(nd, 1);
+    bool empty = false;
+    for (int64_t j = nd, rest = ph; j-- > 0;) {
+      const int64_t s = attrs[2 + j], pad = attrs[2 + nd + j], r = rest % s;
+      rest /= s;
+      const int64_t t0 = (r + pad) % s;
+      if (t0 >= w->shape[2 + j]) {
+        empty = true;
+        break;
+      }
+      wp = slice(wp, 2 + j, t0, std::nullopt, s);
+      lead[j] = (r + pad - t0) / s;
+    }
+    pieces.push_back(empty ? zeros(phase_shape, dy->dtype)
+                           : conv_node(Op::ConvInputGrad, dy, wp, conv_attrs(groups, ones, lead, ones), phase_shape));
+  }
+  // [N, C, phases, *A] -> [N, C, s0, s1, .., A0, A1, ..] -> [N, C, A0, s0, A1, s1, ..] -> [N, C, A0*s0, ..], cropped.
+  Shape split{shape[0], shape[1]};
+  for (int64_t j = 0; j < nd; ++j) split.push_back(grid[2 + j]);
+  for (int64_t j = 0; j < nd; ++j) split.push_back(phase_shape[2 + j]);
+  Dims perm{0, 1};
+  Shape merged{shape[0], shape[1]};
+  for (int64_t j = 0; j < nd; ++j) {
+    perm.push_back(2 + nd + j), perm.push_back(2 + j);
+    merged.push_back(phase_shape[2 + j] * grid[2 + j]);
+  }
+  NodePtr out = reshape(permute(reshape(stack(pieces, 2), split), perm), merged);
+  for (int64_t j = 0; j < nd; ++j)
+    if (merged[2 + j] != in_size[j]) out = slice(out, 2 + j, 0, in_size[j]);
+  return out;
+}
+}  // namespace
+
 NodePtr conv_input_grad(const NodePtr& dy, const NodePtr& w, const Attrs& attrs, absl::Span<const int64_t> in_size) {
   int64_t groups = attrs.size() > 1 ? attrs[1] : 1;
   if (dy->ndim() < 3 || w->ndim() != dy->ndim() || in_size.size() + 2 != dy->ndim())
@@ -417,6 +473,11 @@ NodePtr conv_input_grad(const NodePtr& dy, const NodePtr& w, const Attrs& attrs,
          "rank and one input size per spatial dim, got ", shape_str(dy->shape), " and ", shape_str(w->shape));
   Shape shape{dy->shape[0], w->shape[1] * groups};
   shape.insert(shape.end(), in_size.begin(), in_size.end());
+  conv_geometry(Op::ConvInputGrad, attrs, dy->shape, w->shape, shape);  // raises when they do not fit
+  const int64_t nd = attrs[0];
+  bool strided = false, dilated = false;
+  for (int64_t j = 0; j < nd; ++j) strided |= attrs[2 + j] > 1, dilated |= attrs[2 + 2 * nd + j] > 1;
+  if (strided && !dilated) return strided_input_grad(dy, w, attrs, in_size, shape);
   return conv_node(Op::ConvInputGrad, dy, w, attrs, std::move(shape));
 }
 
