@@ -154,6 +154,14 @@ void check_geometry(const Geo& g, DType d, View v, uint32_t seed) {
 
 const DType kFloats[] = {DType::Float32, DType::Float64};
 
+// The MatMul kernels of `plan` computing a convolution `op`.
+std::vector<const Kernel*> conv_kernels(const Plan& plan, Op op) {
+  std::vector<const Kernel*> r;
+  for (const Kernel& k : plan.kernels)
+    if (k.kind == KernelKind::MatMul && k.mm_conv.op == op) r.push_back(&k);
+  return r;
+}
+
 std::string lower(std::string s) {
   for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
   return s;
@@ -264,6 +272,53 @@ BOOST_AUTO_TEST_CASE(moderately_large_sizes) {
     for (const Geo& g : geos) check_geometry(g, d, View::Contiguous, seed += 3);
   check_geometry(geos[2], DType::Float32, View::ChannelsLast, 600);
   check_geometry(geos[4], DType::Float32, View::Sliced, 603);
+}
+
+// Few output tiles over a long k (>= 8 KC blocks): the matmul driver splits k
+// and sums the parts before the epilogue. A forward conv of 256 channels on a
+// 4x4 image (K = 2304), a weight gradient over 3 x 48 x 48 pixels (K = 6912),
+// each with an epilogue (bias + relu; an SGD update of the weight).
+BOOST_AUTO_TEST_CASE(long_k_split_with_epilogues) {
+  for (DType d : kFloats) {
+    BOOST_TEST_CONTEXT(dtype_name(d)) {
+      const Geo f = geo(1, 256, 8, 1, {4, 4}, {3, 3}, {1, 1}, {1, 1}, {1, 1});
+      check_geometry(f, d, View::Contiguous, 800);
+      NodePtr x = random_input(d, f.x_shape(), -1, 1, 801), w = random_input(d, f.w_shape(), -1, 1, 802);
+      NodePtr b = random_input(d, {8}, -1, 1, 803);
+      Tensor y = lt::conv(Tensor(x), Tensor(w), Tensor(b), {1}, {1}).relu();
+      BOOST_TEST(check({y.node()}, f.k_conv(), 1.5)->kernels.size() == 1u);
+
+      const Geo g = geo(3, 4, 6, 1, {48, 48}, {3, 3}, {1, 1}, {1, 1}, {1, 1});
+      check_geometry(g, d, View::Contiguous, 810);
+      NodePtr xg = random_input(d, g.x_shape(), -1, 1, 811), dy = random_input(d, g.y_shape(), -1, 1, 812);
+      NodePtr w0 = random_input(d, g.w_shape(), -1, 1, 813);
+      NodePtr update = ops::sub(w0, ops::mul(ops::conv_weight_grad(xg, dy, g.attrs(), g.kernel), ops::scalar(0.01, d)));
+      auto plan = check({update}, g.k_weight_grad());
+      BOOST_TEST(plan->kernels.size() == 1u);
+      BOOST_TEST(conv_kernels(*plan, Op::ConvWeightGrad).size() == 1u);
+    }
+  }
+}
+
+// float16 / bfloat16 operands compute in float32 (ops::conv casts around
+// the primitive): within one rounding of the narrow result (either side of
+// the float32 sum) of the reference.
+BOOST_AUTO_TEST_CASE(narrow_float_operands_compute_in_float32) {
+  const Geo g = geo(2, 4, 6, 2, {9, 8}, {3, 3}, {2, 1}, {1, 1}, {1, 1});
+  for (DType d : {DType::Float16, DType::BFloat16}) {
+    BOOST_TEST_CONTEXT(dtype_name(d)) {
+      NodePtr x = random_input(d, g.x_shape(), -1, 1, 1), w = random_input(d, g.w_shape(), -1, 1, 2);
+      NodePtr dy = random_input(d, g.y_shape(), -1, 1, 3);
+      NodePtr y = ops::conv(x, w, g.stride, g.pad_lo, g.pad_hi, g.dilation, g.groups);
+      BOOST_TEST((y->dtype == d));
+      NodePtr dx = ops::conv_input_grad(dy, w, g.attrs(), g.in), dw = ops::conv_weight_grad(x, dy, g.attrs(), g.kernel);
+      CapturedTrace ct = capture_trace({y, dx, dw});
+      const double ulp = d == DType::Float16 ? std::ldexp(1.0, -10) : std::ldexp(1.0, -7);
+      const double K = static_cast<double>(g.k_weight_grad());
+      check_outputs(evaluate_reference(ct.trace), run_cpu(ct.trace),
+                    [&](DType) { return Tolerance{4 * std::sqrt(K) * tol_u(DType::Float32) * K, ulp, 0}; });
+    }
+  }
 }
 
 // Transposed convolutions (ConvInputGrad with an input size the forward
@@ -382,15 +437,6 @@ BOOST_AUTO_TEST_CASE(conv_bias_relu_is_one_kernel) {
   }
 }
 
-namespace {
-// The MatMul kernels of `plan` computing a convolution `op`.
-std::vector<const Kernel*> conv_kernels(const Plan& plan, Op op) {
-  std::vector<const Kernel*> r;
-  for (const Kernel& k : plan.kernels)
-    if (k.kind == KernelKind::MatMul && k.mm_conv.op == op) r.push_back(&k);
-  return r;
-}
-}  // namespace
 
 // A 3x3 convolution of 16 channels of 32x32: the im2col matrix would hold
 // N*C*9*L = 2*16*9*1024 = 294912 elements, 9x the input. No buffer of the
@@ -532,4 +578,5 @@ BOOST_AUTO_TEST_CASE(bad_geometry_raises_naming_conv) {
   check({y, ops::add(x, x)}, 36);
   BOOST_TEST(Tensor(ops::sum(ops::add(x, x))).item<double>() != 0.0);
 }
+
 
