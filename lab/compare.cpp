@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstring>
 
+#include "ir/conv.h"
 #include "ir/error.h"
 #include "ir/evaluator.h"
 #include "trace/capture.h"
@@ -68,7 +69,7 @@ std::optional<std::string> compare_buffers(const Buffer& got, const Buffer& want
 
 }  // namespace
 
-// A sum of K rounded terms (matmul, reduce_sum, cumsum, scatter_add) may differ from the
+// A sum of K rounded terms (matmul, convolutions, reduce_sum, cumsum, scatter_add) may differ from the
 // reference's double sum by up to about K eps sum|terms|, which cancellation
 // can make far larger than the output's scale (16 x 3 @ 3 x 6 in float32:
 // 2040 - 969 - 1071 = -1.8e-4 exactly, -7.2e-5 with FMAs, a 7e-4 bound). The
@@ -83,6 +84,12 @@ static std::vector<double> accumulation_allowance(const Trace& trace, int32_t n,
   else if (tn.op == Op::ReduceSum) k = shape_numel(in0.shape) / std::max<int64_t>(1, shape_numel(tn.shape));
   else if (tn.op == Op::CumSum && !tn.attrs.empty()) k = in0.shape[tn.attrs[0]];
   else if (tn.op == Op::ScatterAdd && tn.inputs.size() == 3) k = shape_numel(trace.nodes[tn.inputs[1]].shape) + 1;
+  else if (is_conv_op(tn.op) && tn.inputs.size() == 2) {  // the implicit GEMM's inner size (ir/conv.h)
+    ConvGeometry g = conv_geometry(tn.op, tn.attrs, in0.shape, trace.nodes[tn.inputs[1]].shape, tn.shape);
+    k = tn.op == Op::Conv            ? g.cg() * g.kernel_numel()
+        : tn.op == Op::ConvInputGrad ? g.og() * g.kernel_numel()
+                                     : g.N * g.out_numel();
+  }
   if (k <= 1) return {};
   std::vector<BufferPtr> mags(trace.nodes.size());
   std::vector<bool> cut(trace.nodes.size(), false);

@@ -209,3 +209,34 @@ BOOST_AUTO_TEST_CASE(generated_programs_compute_in_every_narrow_dtype) {
     }
   }
 }
+
+// The fixed seeds exercise the three convolution primitives (generate.cpp,
+// conv_step), forward and through autograd, and as MatMul kernels packed by conv_pack.
+BOOST_AUTO_TEST_CASE(generated_programs_convolve) {
+  int count[3] = {0, 0, 0}, in_gradient_programs = 0, conv_kernels = 0;
+  for (uint64_t seed = 1; seed <= 400; ++seed) {
+    fuzz::Program p = fuzz::generate(seed);
+    Trace t = capture_trace(p.roots).trace;
+    bool any = false;
+    for (const TraceNode& n : t.nodes) {
+      int k = n.op == Op::Conv ? 0 : n.op == Op::ConvInputGrad ? 1 : n.op == Op::ConvWeightGrad ? 2 : -1;
+      if (k < 0) continue;
+      ++count[k];
+      any = true;
+    }
+    in_gradient_programs += any && p.gradients;
+    if (!any) continue;
+    try {
+      for (const Kernel& k : schedule(t, fusion_policy("default")).kernels) conv_kernels += k.mm_conv.valid();
+    } catch (const Error&) {
+      // A program that raises (its reference raises too: the fuzzer compares the errors).
+    }
+  }
+  BOOST_TEST_MESSAGE("conv " << count[0] << ", conv_input_grad " << count[1] << ", conv_weight_grad " << count[2]
+                             << ", in gradient programs " << in_gradient_programs << ", conv kernels " << conv_kernels);
+  BOOST_TEST(count[0] > 10);
+  BOOST_TEST(count[1] > 5);
+  BOOST_TEST(count[2] > 5);
+  BOOST_TEST(in_gradient_programs > 3);
+  BOOST_TEST(conv_kernels > 10);
+}

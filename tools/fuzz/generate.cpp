@@ -17,6 +17,7 @@
 
 #include "autograd/autograd.h"
 #include "ir/builder.h"
+#include "ir/conv.h"
 #include "ir/error.h"
 #include "ir/evaluator.h"
 #include "tools/fuzz/fuzz.h"
@@ -31,7 +32,10 @@ struct Value {
 
 class Generator {
  public:
-  explicit Generator(uint64_t seed) : rng_(seed), grad_rng_(seed * 0x9E3779B97F4A7C15ull + 0x5851F42D4C957F2Dull) {
+  explicit Generator(uint64_t seed)
+      : rng_(seed),
+        grad_rng_(seed * 0x9E3779B97F4A7C15ull + 0x5851F42D4C957F2Dull),
+        conv_rng_(seed * 0xD1B54A32D192ED03ull + 0x8CB92BA72F3D8DD7ull) {
     grads_ = std::bernoulli_distribution(0.35)(grad_rng_);
   }
 
@@ -175,6 +179,24 @@ class Generator {
   void push(NodePtr n, bool exact) { values_.push_back({std::move(n), exact}); }
 
   void step() {
+    // About one step in 21 is a convolution, drawn from a stream of its own
+    // (conv_rng_ stands in for rng_ meanwhile): the other steps' draws are
+    // the ones they were before convolutions were generated, so a program
+    // without one is the program its seed always gave.
+    if (std::bernoulli_distribution(1.0 / 21)(conv_rng_)) {
+      std::swap(rng_, conv_rng_);
+      Value c = any_value();
+      if (c.node->dtype != DType::Bool) {
+        try {
+          conv_step(c);
+        } catch (const Error&) {
+          std::swap(rng_, conv_rng_);
+          throw;
+        }
+      }
+      std::swap(rng_, conv_rng_);
+      return;
+    }
     Value a = any_value();
     const NodePtr& x = a.node;
     bool fl = is_floating(x->dtype);
@@ -383,6 +405,86 @@ class Generator {
     }
   }
 
+  // conv1d/2d (sometimes 3d) with random stride, padding (sometimes
+  // asymmetric), dilation and groups. The input is `a` itself where it is an
+  // exact floating [N, C, L] value (an input: finite), else a fresh input
+  // (sometimes channels-last, a permuted view); the weight is fresh. Computed
+  // operands are left out: the JIT's implicit GEMM multiplies the zeros of
+  // padding (and of a transposed convolution's stride gaps) by the other
+  // operand, so a NaN or inf there gives NaN where the reference, which skips
+  // those taps, gives 0. Sometimes a per-channel bias and a
+  // relu follow (the fused epilogue), and sometimes the transposed
+  // convolution (ConvInputGrad) or the weight gradient primitive is taken
+  // instead. Gradient programs differentiate through all three.
+  void conv_step(const Value& a) {
+    const NodePtr& x0 = a.node;
+    static const std::vector<DType> dts = {DType::Float32, DType::Float32, DType::Float32, DType::Float64,
+                                           DType::Float16, DType::BFloat16};
+    const bool reuse = a.exact && is_floating(x0->dtype) && x0->ndim() == 3 && x0->numel() > 0 && chance(0.5);
+    const DType dt = reuse ? x0->dtype : is_floating(x0->dtype) && chance(0.5) ? x0->dtype : choose(dts);
+    const int nd = reuse ? 1 : chance(0.1) ? 3 : pick(1, 2);
+    const int64_t groups = chance(0.6) ? 1 : pick(2, 3);
+    int64_t N = pick(1, 3), C = groups * pick(1, 3);
+    if (reuse) {
+      N = x0->shape[0];
+      C = x0->shape[1];
+    }
+    const int64_t g = reuse && C % groups != 0 ? 1 : groups;
+    const int64_t O = g * pick(1, 4);
+    std::vector<int64_t> in, kernel, stride, lo, hi, dil;
+    for (int j = 0; j < nd; ++j) {
+      in.push_back(reuse ? x0->shape[2] : pick(1, nd == 3 ? 5 : 11));
+      kernel.push_back(pick(1, 3));
+      stride.push_back(chance(0.5) ? 1 : pick(2, 3));
+      lo.push_back(pick(0, 2));
+      hi.push_back(chance(0.8) ? lo.back() : pick(0, 2));
+      dil.push_back(chance(0.75) ? 1 : 2);
+      if (in[j] + lo[j] + hi[j] < dil[j] * (kernel[j] - 1) + 1) kernel[j] = 1;  // fits the padded input
+    }
+    Shape xs{N, C};
+    xs.insert(xs.end(), in.begin(), in.end());
+    NodePtr x;
+    if (reuse) {
+      x = x0;
+    } else if (chance(0.25)) {  // channels-last storage read through a permuted view
+      Shape cl{N};
+      cl.insert(cl.end(), in.begin(), in.end());
+      cl.push_back(C);
+      std::vector<int64_t> perm{0, nd + 1};
+      for (int j = 1; j <= nd; ++j) perm.push_back(j);
+      x = ops::permute(make_input(cl, dt), perm);
+    } else {
+      x = make_input(xs, dt);
+    }
+    Shape ws{O, C / g};
+    ws.insert(ws.end(), kernel.begin(), kernel.end());
+    NodePtr w = make_input(ws, dt);
+    NodePtr y;
+    bool forward = false;
+    switch (pick(0, 5)) {
+      case 0: {  // the transposed convolution of a fresh dy: x's shape again
+        NodePtr y0 = ops::conv(x, w, stride, lo, hi, dil, g);
+        y = ops::conv_input_grad(make_input(y0->shape, dt), w, conv_attrs(g, stride, lo, dil), in);
+        break;
+      }
+      case 1: {  // the weight gradient for a fresh dy: w's shape
+        NodePtr y0 = ops::conv(x, w, stride, lo, hi, dil, g);
+        y = ops::conv_weight_grad(x, make_input(y0->shape, dt), conv_attrs(g, stride, lo, dil), kernel);
+        break;
+      }
+      default:
+        y = ops::conv(x, w, stride, lo, hi, dil, g);
+        forward = true;
+    }
+    if (forward && chance(0.5)) {
+      Shape bs(y->ndim(), 1);
+      bs[1] = O;
+      y = ops::add(y, ops::reshape(make_input({O}, dt), bs));
+      if (chance(0.6)) y = ops::relu(y);
+    }
+    push(y, false);
+  }
+
   static std::vector<Op> registry_ops(bool (*keep)(const OpInfo&)) {
     std::vector<Op> out;
     for (size_t i = 0; i < kNumOps; ++i)
@@ -392,6 +494,7 @@ class Generator {
 
   std::mt19937_64 rng_;
   std::mt19937_64 grad_rng_;      ///< gradient choices only: the forward program does not depend on them
+  std::mt19937_64 conv_rng_;      ///< whether a step is a convolution, and its choices (step)
   bool grads_ = false;            ///< this program's floating inputs require grad
   std::vector<NodePtr> grad_inputs_;
   std::vector<Value> values_;
