@@ -1,5 +1,7 @@
 // ir/builder_nn.cpp — indexing, matmul and the neural-network composites
 // (softmax, log_softmax, layer_norm, losses, one_hot, embedding), convolutions.
+#include <numeric>
+
 #include "ir/builder_util.h"
 #include "ir/conv.h"
 
@@ -411,14 +413,17 @@ NodePtr conv(const NodePtr& x, const NodePtr& w, absl::Span<const int64_t> strid
 }
 
 namespace {
-// The input gradient of a strided, undilated convolution as one stride-1
-// input gradient per phase of the stride: input positions r + s*a (per dim)
-// are reached only by the taps t = t0, t0 + s, ... with t0 = (r + pad) % s,
-// through output positions a + e - m (m the tap's index among those, e =
-// (r + pad - t0) / s), i.e. a stride-1 transposed convolution of dy with the
-// weight's taps t0::s and leading padding e. The phases are then interleaved
-// (stack, permute, reshape, crop). One kernel with guarded loads would
-// multiply the zeros between the strided positions: 4x the work at stride 2.
+// The input gradient of a strided convolution as one stride-1 input gradient
+// per phase of the stride. Input positions r + s*a (per dim) are reached only
+// by the taps t with t*d = r + pad (mod s): t0, t0 + s/g, ... (g = gcd(s, d),
+// t0 the smallest), through output positions a + e - m*d/g (m the tap's index
+// among those, e = (r + pad - t0*d) / s): a stride-1 transposed convolution of
+// dy with the weight's taps t0::(s/g), dilation d/g and leading padding e.
+// The phases are interleaved (stack, permute, reshape, crop). One kernel with
+// guarded loads multiplies the zeros between the strided positions: 4x the
+// work at stride 2, and 0 * inf where PyTorch (col2im) has no term. Null when
+// some phase would need a negative padding (a dilation larger than the
+// padding allows): the caller then builds the single kernel.
 NodePtr strided_input_grad(const NodePtr& dy, const NodePtr& w, const Attrs& attrs, absl::Span<const int64_t> in_size,
                            const Shape& shape) {
   const int64_t nd = attrs[0], groups = attrs[1];
@@ -433,21 +438,25 @@ NodePtr strided_input_grad(const NodePtr& dy, const NodePtr& w, const Attrs& att
   std::vector<NodePtr> pieces;
   for (int64_t ph = 0; ph < phases; ++ph) {
     NodePtr wp = w;
-    Shape lead(nd), ones(nd, 1);
+    Shape lead(nd), ones(nd, 1), dil(nd);
     bool empty = false;
     for (int64_t j = nd, rest = ph; j-- > 0;) {
-      const int64_t s = attrs[2 + j], pad = attrs[2 + nd + j], r = rest % s;
+      const int64_t s = attrs[2 + j], pad = attrs[2 + nd + j], d = attrs[2 + 2 * nd + j], r = rest % s;
       rest /= s;
-      const int64_t t0 = (r + pad) % s;
-      if (t0 >= w->shape[2 + j]) {
-        empty = true;
-        break;
+      const int64_t g = std::gcd(s, d), step = s / g;
+      int64_t t0 = 0;
+      while (t0 < step && (t0 * d - r - pad) % s != 0) ++t0;
+      if (t0 == step || t0 >= w->shape[2 + j]) {
+        empty = true;  // no tap reaches these positions: their gradient is 0
+        continue;
       }
-      wp = slice(wp, 2 + j, t0, std::nullopt, s);
-      lead[j] = (r + pad - t0) / s;
+      if (r + pad - t0 * d < 0) return nullptr;
+      wp = slice(wp, 2 + j, t0, std::nullopt, step);
+      lead[j] = (r + pad - t0 * d) / s;
+      dil[j] = d / g;
     }
     pieces.push_back(empty ? zeros(phase_shape, dy->dtype)
-                           : conv_node(Op::ConvInputGrad, dy, wp, conv_attrs(groups, ones, lead, ones), phase_shape));
+                           : conv_node(Op::ConvInputGrad, dy, wp, conv_attrs(groups, ones, lead, dil), phase_shape));
   }
   // [N, C, phases, *A] -> [N, C, s0, s1, .., A0, A1, ..] -> [N, C, A0, s0, A1, s1, ..] -> [N, C, A0*s0, ..], cropped.
   Shape split{shape[0], shape[1]};
@@ -475,9 +484,10 @@ NodePtr conv_input_grad(const NodePtr& dy, const NodePtr& w, const Attrs& attrs,
   shape.insert(shape.end(), in_size.begin(), in_size.end());
   conv_geometry(Op::ConvInputGrad, attrs, dy->shape, w->shape, shape);  // raises when they do not fit
   const int64_t nd = attrs[0];
-  bool strided = false, dilated = false;
-  for (int64_t j = 0; j < nd; ++j) strided |= attrs[2 + j] > 1, dilated |= attrs[2 + 2 * nd + j] > 1;
-  if (strided && !dilated) return strided_input_grad(dy, w, attrs, in_size, shape);
+  bool strided = false;
+  for (int64_t j = 0; j < nd; ++j) strided |= attrs[2 + j] > 1;
+  if (strided)
+    if (NodePtr phased = strided_input_grad(dy, w, attrs, in_size, shape)) return phased;
   return conv_node(Op::ConvInputGrad, dy, w, attrs, std::move(shape));
 }
 

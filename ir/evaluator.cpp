@@ -594,8 +594,16 @@ BufferPtr Evaluator::eval_matmul() {
 
 // The three convolutions walk one relation (ir/conv.h): for each (n, group,
 // oi, ci, out, kk) whose input position is inside the input, the product of
-// the two operands' elements accumulates into the output's. Sums are in the
-// compute type (double for floats) and stored once.
+// the two operands' elements accumulates into the output's; outside it
+// (padding: x's for the forward and the weight gradient, dy's for the input
+// gradient) they add 0 times the other operand, so an inf or NaN there gives
+// NaN. That is PyTorch's padded im2col for the first two; for the input
+// gradient PyTorch (col2im) has no such term, so there a non-finite weight
+// reaches up to (kernel - 1) * dilation border positions that torch leaves
+// finite (docs/convolution.md). Positions a strided convolution skips add
+// nothing (the CPU computes a strided input gradient per phase of the
+// stride, ir/builder_nn.cpp). Sums are in the compute type (double for
+// floats) and stored once.
 BufferPtr Evaluator::eval_conv() {
   const TraceNode& n = node();
   const ConvGeometry g = conv_geometry(n.op, n.attrs, in_node(0).shape, in_node(1).shape, n.shape);
@@ -618,6 +626,25 @@ BufferPtr Evaluator::eval_conv() {
       tap[l * K + kk] = lin;
     }
   }
+  // ConvInputGrad: the (input position, tap) pairs whose output position is
+  // a multiple of the stride but outside the output (the padding of dy).
+  std::vector<std::pair<int64_t, int64_t>> dy_pad;
+  if (n.op == Op::ConvInputGrad) {
+    std::vector<int64_t> ic(nd);
+    for (int64_t i = 0; i < S; ++i) {
+      for (int64_t r = i, j = nd; j-- > 0;) ic[j] = r % g.in[j], r /= g.in[j];
+      for (int64_t kk = 0; kk < K; ++kk) {
+        for (int64_t r = kk, j = nd; j-- > 0;) kc[j] = r % g.kernel[j], r /= g.kernel[j];
+        bool divisible = true, outside = false;
+        for (int j = 0; j < nd; ++j) {
+          int64_t v = ic[j] + g.pad[j] - kc[j] * g.dilation[j];
+          divisible = divisible && v % g.stride[j] == 0;
+          outside = outside || v < 0 || v / g.stride[j] >= g.out[j];
+        }
+        if (divisible && outside) dy_pad.push_back({i, kk});
+      }
+    }
+  }
   BufferPtr out = output();
   visit_dtype(n.dtype, [&](auto e) {
     using S_ = typename decltype(e)::Storage;
@@ -625,6 +652,7 @@ BufferPtr Evaluator::eval_conv() {
     const Buffer& a = in(0);
     const Buffer& b = in(1);
     const S_ *A = a.as<S_>(), *B = b.as<S_>();
+
     std::vector<C_> acc(static_cast<size_t>(shape_numel(n.shape)), C_{0});
     for (int64_t bn = 0; bn < g.N; ++bn)
       for (int64_t gi = 0; gi < g.groups; ++gi)
@@ -635,7 +663,13 @@ BufferPtr Evaluator::eval_conv() {
             for (int64_t l = 0; l < L; ++l)
               for (int64_t kk = 0; kk < K; ++kk) {
                 const int64_t p = tap[l * K + kk];
-                if (p < 0) continue;
+                if (p < 0) {
+                  // Padding is a zero that the forward and the weight gradient multiply, as PyTorch's
+                  // padded im2col does (0 * inf is NaN); the input gradient has no such term (col2im).
+                  if (n.op == Op::Conv) acc[ys + l] += static_cast<C_>(B[ws + kk]) * C_{0};
+                  else if (n.op == Op::ConvWeightGrad) acc[ws + kk] += C_{0} * static_cast<C_>(B[ys + l]);
+                  continue;
+                }
                 switch (n.op) {
                   case Op::Conv:  // a = x, b = w
                     acc[ys + l] += static_cast<C_>(B[ws + kk]) * static_cast<C_>(A[xs + p]);
@@ -648,6 +682,13 @@ BufferPtr Evaluator::eval_conv() {
                     break;
                 }
               }
+          }
+    for (int64_t bn = 0; bn < g.N && !dy_pad.empty(); ++bn)  // dy's padding: 0 times the weight
+      for (int64_t gi = 0; gi < g.groups; ++gi)
+        for (int64_t oi = 0; oi < Og; ++oi)
+          for (int64_t ci = 0; ci < Cg; ++ci) {
+            const int64_t xs = (bn * g.C + gi * Cg + ci) * S, ws = ((gi * Og + oi) * Cg + ci) * K;
+            for (auto [i, kk] : dy_pad) acc[xs + i] += static_cast<C_>(B[ws + kk]) * C_{0};
           }
     S_* Y = out->as<S_>();
     for (size_t i = 0; i < acc.size(); ++i) Y[i] = store<S_>(acc[i]);
