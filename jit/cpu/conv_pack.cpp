@@ -381,6 +381,113 @@ void ConvRhsPacker::block(int64_t R, int64_t b, int64_t k0, int64_t k1, int64_t 
     block_of(R, b, k0, k1, n0, n1, static_cast<float*>(dst));
 }
 
+// ---- the weight gradient as dot products ------------------------------------
+//
+// dw[o, (ci, tap)] = sum over (n, pixel) of dy[n, o, pixel] * x[n, ci, pixel*s + tap*d - p]:
+// both operands are contiguous along the summed pixels (dy as stored; x as
+// a conv row), so each output is a dot product of two rows and nothing is
+// transposed. Per block of pixels the x rows of every (ci, tap) are built
+// once (conv_row) and 4 x 4 outputs at a time accumulate in 16 vector
+// registers along the pixels, reduced across lanes once per block.
+
+namespace {
+
+template <int MA, int NB>
+__attribute__((target("avx512f,fma"))) void dot_tile(const float* const* a, const float* b, int64_t ldb, int64_t n,
+                                                    float* c, int64_t ldc) {
+  __m512 acc[MA][NB];
+  for (int i = 0; i < MA; ++i)
+    for (int j = 0; j < NB; ++j) acc[i][j] = _mm512_setzero_ps();
+  int64_t k = 0;
+  for (; k + 16 <= n; k += 16) {
+    __m512 bv[NB];
+    for (int j = 0; j < NB; ++j) bv[j] = _mm512_loadu_ps(b + j * ldb + k);
+    for (int i = 0; i < MA; ++i) {
+      const __m512 av = _mm512_loadu_ps(a[i] + k);
+      for (int j = 0; j < NB; ++j) acc[i][j] = _mm512_fmadd_ps(av, bv[j], acc[i][j]);
+    }
+  }
+  if (k < n) {
+    const __mmask16 m = static_cast<__mmask16>((1u << (n - k)) - 1);
+    __m512 bv[NB];
+    for (int j = 0; j < NB; ++j) bv[j] = _mm512_maskz_loadu_ps(m, b + j * ldb + k);
+    for (int i = 0; i < MA; ++i) {
+      const __m512 av = _mm512_maskz_loadu_ps(m, a[i] + k);
+      for (int j = 0; j < NB; ++j) acc[i][j] = _mm512_fmadd_ps(av, bv[j], acc[i][j]);
+    }
+  }
+  for (int i = 0; i < MA; ++i)
+    for (int j = 0; j < NB; ++j) c[i * ldc + j] += _mm512_reduce_add_ps(acc[i][j]);
+}
+
+using DotTile = void (*)(const float* const*, const float*, int64_t, int64_t, float*, int64_t);
+template <int MA>
+DotTile dot_tile_of(int nb) {
+  switch (nb) {
+    case 1: return dot_tile<MA, 1>;
+    case 2: return dot_tile<MA, 2>;
+    case 3: return dot_tile<MA, 3>;
+    default: return dot_tile<MA, 4>;
+  }
+}
+DotTile dot_tile_for(int ma, int nb) {
+  switch (ma) {
+    case 1: return dot_tile_of<1>(nb);
+    case 2: return dot_tile_of<2>(nb);
+    case 3: return dot_tile_of<3>(nb);
+    default: return dot_tile_of<4>(nb);
+  }
+}
+
+}  // namespace
+
+bool conv_weight_grad_dots(const Kernel& k) {
+  static const bool avx512 = __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("fma");
+  const MatMulConv& c = k.mm_conv;
+  if (!avx512 || c.op != Op::ConvWeightGrad || !conv_packs(k, false) || !conv_packs(k, true) ||
+      k.buffers[k.mm_acc].dtype != DType::Float32)
+    return false;
+  // dy's pixels contiguous, so its rows are read in place.
+  int64_t expect = 1;
+  for (int j = c.nd; j-- > 0;) {
+    if (c.out[j] > 1 && c.lhs.strides[2 + j] != expect) return false;
+    expect *= c.out[j];
+  }
+  return true;
+}
+
+int64_t conv_weight_grad_units(const Kernel& k) {
+  const int64_t L = k.mm_conv.out[0] * k.mm_conv.out[1] * k.mm_conv.out[2];
+  return k.mm_conv.N * ((L + kDotBlock - 1) / kDotBlock);
+}
+
+void conv_weight_grad_dots(const Kernel& k, void* const* buffers, int64_t b, int64_t u0, int64_t u1, float* out) {
+  const MatMulConv& c = k.mm_conv;
+  const Geo3 gx = geo3(c, c.rhs), gy = geo3(c, c.lhs);
+  const int64_t M = k.domain[1], N = k.domain[2], L = gx.L, blocks = (L + kDotBlock - 1) / kDotBlock;
+  const float* x = static_cast<const float*>(buffers[c.rhs.buffer]);
+  const float* dy = static_cast<const float*>(buffers[c.lhs.buffer]);
+  thread_local std::vector<float> rows;
+  if (rows.size() < static_cast<size_t>(N * kDotBlock)) rows.resize(static_cast<size_t>(N * kDotBlock));
+  std::vector<const float*> a(static_cast<size_t>(M));
+  for (int64_t u = u0; u < u1; ++u) {
+    const int64_t n = u / blocks, l0 = (u % blocks) * kDotBlock, l1 = std::min(L, l0 + kDotBlock), len = l1 - l0;
+    for (int64_t col = 0; col < N; ++col) {
+      int64_t t[3];
+      unravel_tap(gx, col % gx.Kk, t);
+      conv_row(gx, x + gx.base + n * gx.sn + (b * gx.Cg + col / gx.Kk) * gx.sc, t, l0, l1, rows.data() + col * len);
+    }
+    for (int64_t m = 0; m < M; ++m) a[m] = dy + gy.base + n * gy.sn + (b * gy.Og + m) * gy.sc + l0;
+    for (int64_t m0 = 0; m0 < M; m0 += 4) {
+      const int ma = static_cast<int>(std::min<int64_t>(4, M - m0));
+      for (int64_t n0 = 0; n0 < N; n0 += 4) {
+        const int nb = static_cast<int>(std::min<int64_t>(4, N - n0));
+        dot_tile_for(ma, nb)(a.data() + m0, rows.data() + n0 * len, len, len, out + m0 * N + n0, N);
+      }
+    }
+  }
+}
+
 bool conv_packs(const Kernel& k, bool lhs) {
   const MatMulConv& c = k.mm_conv;
   if (k.kind != KernelKind::MatMul || !c.valid() || k.mm_acc < 0) return false;

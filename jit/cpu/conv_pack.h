@@ -29,6 +29,19 @@ bool conv_packs(const Kernel& k, bool lhs);
 /// reads. Only real rows are written.
 void pack_conv_lhs(const Kernel& k, int64_t R, int64_t batch, void* const* buffers, void* dst);
 
+/// Pixels per block of the weight gradient's dot products.
+constexpr int64_t kDotBlock = 512;
+/// Whether a weight gradient runs as dot products of rows (float32, AVX-512
+/// hosts, dy contiguous along its pixels): both operands are contiguous
+/// along the summed pixels, so nothing is transposed. The driver
+/// (jit/cpu/matmul.cpp) then splits the units below across threads and runs
+/// the epilogue on the summed product.
+bool conv_weight_grad_dots(const Kernel& k);
+/// Units of work per group: (batch element, block of kDotBlock pixels).
+int64_t conv_weight_grad_units(const Kernel& k);
+/// Adds group b's product over units [u0, u1) into out [M][N] (row-major).
+void conv_weight_grad_dots(const Kernel& k, void* const* buffers, int64_t b, int64_t u0, int64_t u1, float* out);
+
 /// The rhs, packed a block at a time where it is used: the driver packs the
 /// rows [k0, k1) and columns [n0, n1) a tile needs for one KC block into a
 /// per-thread buffer right before the micro-kernels read them, so the im2col

@@ -1274,6 +1274,36 @@ void launch_matmul(const Kernel& k, KernelFn fn, const std::shared_ptr<const voi
 
 namespace {
 
+// A convolution's weight gradient as dot products of rows (conv_pack.h):
+// each group's units (batch element, pixel block) cut into parts for the
+// threads, the parts' products summed in order (the result does not depend
+// on scheduling), then the epilogue over each group's whole product.
+void weight_grad_by_dots(const Kernel& k, const Table& t, const Dims& d, void* const* buffers,
+                         const int64_t* scalars) {
+  const int64_t units = conv_weight_grad_units(k), MN = d.M * d.N;
+  const int threads = tbb::this_task_arena::max_concurrency();
+  const int64_t parts = std::max<int64_t>(1, std::min<int64_t>(units, 4 * threads));
+  std::vector<float> partial(static_cast<size_t>(d.B * parts * MN), 0.0f);
+  tbb::parallel_for(tbb::blocked_range<int64_t>(0, d.B * parts, 1), [&](const tbb::blocked_range<int64_t>& r) {
+    for (int64_t w = r.begin(); w < r.end(); ++w) {
+      const int64_t b = w / parts, p = w % parts;
+      conv_weight_grad_dots(k, buffers, b, units * p / parts, units * (p + 1) / parts, partial.data() + w * MN);
+    }
+  });
+  ErrorSlot err;
+  std::vector<void*> eb(buffers, buffers + k.buffers.size());
+  KernelArgs ea{eb.data(), scalars, &err};
+  for (int64_t b = 0; b < d.B; ++b) {
+    float* sum = partial.data() + b * parts * MN;
+    for (int64_t p = 1; p < parts; ++p)
+      for (int64_t i = 0; i < MN; ++i) sum[i] += sum[p * MN + i];
+    const int64_t lin = b * MN;
+    eb[k.mm_acc] = reinterpret_cast<void*>(reinterpret_cast<uintptr_t>(sum) - static_cast<uintptr_t>(lin * 4));
+    t.epi(&ea, lin, lin + MN);
+  }
+  if (err.code != 0) raise_bad_index(err.code, err.value, err.axis, err.bound);
+}
+
 void drive(const Kernel& k, const Table& table, bool interpreted, void* const* buffers, const int64_t* scalars,
            const Buffer* const* fixed) {
   Table local;
@@ -1307,6 +1337,10 @@ void drive(const Kernel& k, const Table& table, bool interpreted, void* const* b
   const Table& t = *tp;
   DType dt = k.buffers[k.mm_acc].dtype;
   const int64_t es = static_cast<int64_t>(dtype_size(dt));
+  if (!t.checks_a && !t.checks_b && !t.bl.packs_bf16() && conv_weight_grad_dots(k)) {
+    weight_grad_by_dots(k, t, d, buffers, scalars);
+    return;
+  }
   const int64_t MR = t.bl.mr, NR = t.bl.nr(dt), KC = std::max<int64_t>(t.bl.kc, 1);
   const int64_t Kp = t.bl.k_packed(d.K), pes = t.bl.packed_bytes(dt);  // packed panels: k extent, element bytes
   const size_t nb = k.buffers.size();
