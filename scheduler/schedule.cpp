@@ -1206,16 +1206,17 @@ Plan Scheduler::run() {
       OpKind ck = consumers_[i].size() == 1 ? op_kind(t_.nodes[consumers_[i][0]].op) : OpKind::MatMul;
       if (ck != OpKind::Unary && ck != OpKind::Binary && ck != OpKind::Ternary && ck != OpKind::Movement) mat_[i] = 1;
     }
-    // Its operands are stored, except the views and a bfloat16 operand's
-    // widening to float32 (ops::matmul): the packing reads the bfloat16
-    // values itself (as bfloat16 pairs for vdpbf16ps, or widened), so the
-    // operand is not widened into a float32 copy first.
+    // Its operands are stored, except the views and a bfloat16 / float16
+    // operand's widening to float32 (ops::matmul): the packing reads the
+    // 16-bit values itself (bfloat16 as pairs for vdpbf16ps, or widened; the
+    // CUDA kernel stages them for tensor cores), so the operand is not
+    // widened into a float32 copy first.
     if (k == OpKind::MatMul)
       for (int32_t in : n.inputs) {
         int32_t base = in;
         while (op_kind(t_.nodes[base].op) == OpKind::Movement) base = t_.nodes[base].inputs[0];
         const TraceNode& b = t_.nodes[base];
-        if (b.op == Op::Cast && b.dtype == DType::Float32 && t_.nodes[b.inputs[0]].dtype == DType::BFloat16)
+        if (b.op == Op::Cast && b.dtype == DType::Float32 && is_low_precision_float(t_.nodes[b.inputs[0]].dtype))
           for (base = t_.nodes[base].inputs[0]; op_kind(t_.nodes[base].op) == OpKind::Movement;)
             base = t_.nodes[base].inputs[0];
         if (t_.nodes[base].op != Op::Scalar) mat_[base] = 1;

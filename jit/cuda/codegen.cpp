@@ -477,81 +477,158 @@ void Codegen::gen_rows() {
   close();
 }
 
+// The 16-bit float type both operands of a float32 product are widened from
+// (ops::matmul widens bfloat16 / float16 operands; the scheduler leaves the
+// casts in the operand DAGs, as jit/cpu/matmul.cpp's bf16_operands reads
+// them), or Float32 when they are not: the product then runs on tensor cores.
+DType mma_operand_type(const Kernel& k) {
+  if (k.buffers[k.mm_acc].dtype != DType::Float32) return DType::Float32;
+  DType from = DType::Float32;
+  for (int32_t root : {k.mm_lhs, k.mm_rhs}) {
+    const KOp& o = k.ops[root];
+    if (o.code != KOpCode::Compute || o.op != Op::Cast || !is_low_precision_float(k.ops[o.inputs[0]].dtype))
+      return DType::Float32;
+    DType d = k.ops[o.inputs[0]].dtype;
+    if (from != DType::Float32 && d != from) return DType::Float32;  // bf16 x f16: no instruction takes both
+    from = d;
+  }
+  return from;
+}
+
 void Codegen::gen_matmul() {
-  constexpr int BM = 64, BN = 64, BK = 16, block = 256;
   int64_t batch = k_.domain[0], M = k_.domain[1], N = k_.domain[2], K = k_.domain[3];
-  int64_t tm = (M + BM - 1) / BM, tn = (N + BN - 1) / BN;
   DType dt = k_.buffers[k_.mm_acc].dtype;
   if (narrow(dt))  // ops::matmul widens these operands (ir/builder_nn.cpp)
     fail(ErrorKind::NotImplemented, "cuda codegen: no matmul kernel for ", dtype_name(dt), " operands (", k_.name, ")");
+  const DType mma = mma_operand_type(k_);
+  const bool tensor_cores = mma != DType::Float32;
+  // Scalar: 256 threads of 4x4 outputs, 16-deep k slices. Tensor cores: 4
+  // warps in 2x2, each 32x32 outputs as 2x4 m16n8k16 tiles, 32-deep k slices.
+  const int BM = 64, BN = 64, BK = tensor_cores ? 32 : 16, block = tensor_cores ? 128 : 256;
+  int64_t tm = (M + BM - 1) / BM, tn = (N + BN - 1) / BN;
   std::string T = ctype(dt);
+  const std::string zero = dt == DType::Bool ? std::string("false") : "(" + T + ")0";
   src_.block = block;
   src_.items = batch * tm * tn;
   src_.items_per_block = 1;
   emit_signature(block);
-  line("__shared__ " + T + " As[" + std::to_string(BK) + "][" + std::to_string(BM) + "];");
-  line("__shared__ " + T + " Bs[" + std::to_string(BK) + "][" + std::to_string(BN + 1) + "];");
-  line("const int tx = threadIdx.x % 16, ty = threadIdx.x / 16;");
+  if (tensor_cores) {
+    // 16-bit elements, k fastest (the fragments read k pairs as one word);
+    // rows padded by 8 elements so a fragment load's 32 lanes hit 32 banks.
+    line("__shared__ __align__(16) unsigned short As[" + std::to_string(BM) + "][" + std::to_string(BK + 8) + "];");
+    line("__shared__ __align__(16) unsigned short Bs[" + std::to_string(BN) + "][" + std::to_string(BK + 8) + "];");
+    line("const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;");
+    line("const int g = lane >> 2, t = lane & 3, wm = (warp >> 1) * 32, wn = (warp & 1) * 32;");
+  } else {
+    line("__shared__ " + T + " As[" + std::to_string(BK) + "][" + std::to_string(BM) + "];");
+    line("__shared__ " + T + " Bs[" + std::to_string(BK) + "][" + std::to_string(BN + 1) + "];");
+    line("const int tx = threadIdx.x % 16, ty = threadIdx.x / 16;");
+  }
   open("for (long long tile = blockIdx.x; tile < n; tile += gridDim.x)");
   line("const long long c0 = tile / " + std::to_string(tm * tn) + "LL;");
   line("const long long m0 = (tile / " + std::to_string(tn) + "LL) % " + std::to_string(tm) + "LL * " + std::to_string(BM) + ";");
   line("const long long n0 = tile % " + std::to_string(tn) + "LL * " + std::to_string(BN) + ";");
-  line(T + " acc[4][4];");
-  line("#pragma unroll");
-  line("for (int i = 0; i < 4; ++i) for (int j = 0; j < 4; ++j) acc[i][j] = " + (dt == DType::Bool ? std::string("false") : "(" + T + ")0") + ";");
+  if (tensor_cores) {
+    line("float acc[2][4][4];");
+    line("#pragma unroll");
+    line("for (int i = 0; i < 2; ++i) for (int j = 0; j < 4; ++j) for (int r = 0; r < 4; ++r) acc[i][j][r] = 0.0f;");
+  } else {
+    line(T + " acc[4][4];");
+    line("#pragma unroll");
+    line("for (int i = 0; i < 4; ++i) for (int j = 0; j < 4; ++j) acc[i][j] = " + zero + ";");
+  }
   open("for (long long k0 = 0; k0 < " + std::to_string(K) + "LL; k0 += " + std::to_string(BK) + ")");
   // Stage lhs (k fastest: row-major A is contiguous in k) and rhs (n fastest).
+  // On tensor cores an element is stored as its 16 bits: exact, the operand
+  // is a widened bfloat16 / float16 value.
   MatMulChecks checks = matmul_unread_checks(k_);
+  const std::string stored = !tensor_cores              ? "val"
+                             : mma == DType::BFloat16 ? "(unsigned short)(__float_as_uint(val) >> 16)"
+                                                      : "lt_float_to_f16(val)";
   auto stage = [&](int32_t root, const std::string& dst, const char* ci, const char* cj, int fast, const std::string& lim_i,
                    const std::string& lim_j, const std::string& base_i, const std::string& base_j, int slow_extent,
                    const std::vector<int32_t>& operand_checks) {
     open("for (int e = threadIdx.x; e < " + std::to_string(fast * slow_extent) + "; e += " + std::to_string(block) + ")");
     line("const int ef = e % " + std::to_string(fast) + ", es = e / " + std::to_string(fast) + ";");
     line("const long long " + std::string(ci) + " = " + base_i + " + es, " + cj + " = " + base_j + " + ef;");
-    line(T + " val = " + (dt == DType::Bool ? std::string("false") : "(" + T + ")0") + ";");
+    line(T + " val = " + zero + ";");
     open("if (" + std::string(ci) + " < " + lim_i + " && " + cj + " < " + lim_j + ")");
     std::vector<char> saved = have_;
     line("val = " + ensure(root) + ";");
     for (int32_t id : operand_checks) ensure(id);
     have_ = saved;
     close();
-    line(dst + " = val;");
+    line(dst + " = " + stored + ";");
     close();
   };
+  const std::string Ms = std::to_string(M) + "LL", Ns = std::to_string(N) + "LL", Ks = std::to_string(K) + "LL";
   // lhs element (b, m, k) at coords c0, c1, c3: fast index k, slow index m.
-  stage(k_.mm_lhs, "As[ef][es]", "c1", "c3", BK, std::to_string(M) + "LL", std::to_string(K) + "LL", "m0", "k0", BM, checks.lhs);
+  stage(k_.mm_lhs, tensor_cores ? "As[es][ef]" : "As[ef][es]", "c1", "c3", BK, Ms, Ks, "m0", "k0", BM, checks.lhs);
   // rhs element (b, k, n) at coords c0, c3, c2: fast index n, slow index k.
-  stage(k_.mm_rhs, "Bs[es][ef]", "c3", "c2", BN, std::to_string(K) + "LL", std::to_string(N) + "LL", "k0", "n0", BK, checks.rhs);
+  stage(k_.mm_rhs, tensor_cores ? "Bs[ef][es]" : "Bs[es][ef]", "c3", "c2", BN, Ks, Ns, "k0", "n0", BK, checks.rhs);
   line("__syncthreads();");
   line("#pragma unroll");
-  open("for (int kk = 0; kk < " + std::to_string(BK) + "; ++kk)");
-  line(T + " a[4], b[4];");
-  line("#pragma unroll");
-  line("for (int i = 0; i < 4; ++i) a[i] = As[kk][ty + 16 * i], b[i] = Bs[kk][tx + 16 * i];");
-  line("#pragma unroll");
-  std::string fma = dt == DType::Float32   ? "fmaf(a[i], b[j], acc[i][j])"
-                    : dt == DType::Float64 ? "fma(a[i], b[j], acc[i][j])"
-                    : dt == DType::Bool    ? "acc[i][j] | (a[i] & b[j])"
-                                           : "lt_add(acc[i][j], lt_mul(a[i], b[j]))";
-  line("for (int i = 0; i < 4; ++i) for (int j = 0; j < 4; ++j) acc[i][j] = " + fma + ";");
-  close();
+  if (tensor_cores) {
+    open("for (int kk = 0; kk < " + std::to_string(BK) + "; kk += 16)");
+    line("unsigned a[2][4], b[4][2];");
+    line("#pragma unroll");
+    open("for (int i = 0; i < 2; ++i)");
+    line("const int r = wm + 16 * i + g;");
+    line("a[i][0] = *(const unsigned*)&As[r][kk + 2 * t];");
+    line("a[i][1] = *(const unsigned*)&As[r + 8][kk + 2 * t];");
+    line("a[i][2] = *(const unsigned*)&As[r][kk + 2 * t + 8];");
+    line("a[i][3] = *(const unsigned*)&As[r + 8][kk + 2 * t + 8];");
+    close();
+    line("#pragma unroll");
+    open("for (int j = 0; j < 4; ++j)");
+    line("const int c = wn + 8 * j + g;");
+    line("b[j][0] = *(const unsigned*)&Bs[c][kk + 2 * t];");
+    line("b[j][1] = *(const unsigned*)&Bs[c][kk + 2 * t + 8];");
+    close();
+    line("#pragma unroll");
+    line(std::string("for (int i = 0; i < 2; ++i) for (int j = 0; j < 4; ++j) ") +
+         (mma == DType::BFloat16 ? "lt_mma_bf16" : "lt_mma_f16") + "(acc[i][j], a[i], b[j]);");
+    close();
+  } else {
+    open("for (int kk = 0; kk < " + std::to_string(BK) + "; ++kk)");
+    line(T + " a[4], b[4];");
+    line("#pragma unroll");
+    line("for (int i = 0; i < 4; ++i) a[i] = As[kk][ty + 16 * i], b[i] = Bs[kk][tx + 16 * i];");
+    line("#pragma unroll");
+    std::string fma = dt == DType::Float32   ? "fmaf(a[i], b[j], acc[i][j])"
+                      : dt == DType::Float64 ? "fma(a[i], b[j], acc[i][j])"
+                      : dt == DType::Bool    ? "acc[i][j] | (a[i] & b[j])"
+                                             : "lt_add(acc[i][j], lt_mul(a[i], b[j]))";
+    line("for (int i = 0; i < 4; ++i) for (int j = 0; j < 4; ++j) acc[i][j] = " + fma + ";");
+    close();
+  }
   line("__syncthreads();");
   close();
-  line("#pragma unroll");
-  open("for (int i = 0; i < 4; ++i)");
-  line("const long long m = m0 + ty + 16 * i;");
-  line("if (m >= " + std::to_string(M) + "LL) continue;");
-  line("#pragma unroll");
-  open("for (int j = 0; j < 4; ++j)");
-  line("const long long nn = n0 + tx + 16 * j;");
   // The epilogue (scheduler/kernel.h): the kernel's stores at (c0, m, nn),
-  // with the product Load(mm_acc, .) being acc[i][j].
-  open("if (nn < " + std::to_string(N) + "LL)");
+  // with the product Load(mm_acc, .) being this thread's accumulator.
+  std::string product;
+  line("#pragma unroll");
+  if (tensor_cores) {
+    open("for (int i = 0; i < 2; ++i)");
+    line("#pragma unroll");
+    open("for (int j = 0; j < 4; ++j)");
+    line("#pragma unroll");
+    open("for (int r = 0; r < 4; ++r)");
+    line("const long long m = m0 + wm + 16 * i + g + 8 * (r >> 1), nn = n0 + wn + 8 * j + 2 * t + (r & 1);");
+    product = "acc[i][j][r]";
+  } else {
+    open("for (int i = 0; i < 4; ++i)");
+    line("#pragma unroll");
+    open("for (int j = 0; j < 4; ++j)");
+    line("const long long m = m0 + ty + 16 * i, nn = n0 + tx + 16 * j;");
+    product = "acc[i][j]";
+  }
+  open("if (m < " + Ms + " && nn < " + Ns + ")");
   line("const long long c1 = m, c2 = nn;");
   std::vector<char> saved = have_;
   for (size_t id = 0; id < k_.ops.size(); ++id)
     if (k_.ops[id].code == KOpCode::Load && k_.ops[id].imm == k_.mm_acc) {
-      line("const " + T + " " + v(static_cast<int32_t>(id)) + " = acc[i][j];");
+      line("const " + T + " " + v(static_cast<int32_t>(id)) + " = " + product + ";");
       have_[id] = 1;
     }
   // Only the epilogue's own effects here: an operand's index checks read
@@ -561,6 +638,7 @@ void Codegen::gen_matmul() {
   for (int32_t id : checks.epilogue) ensure(id);
   have_ = saved;
   close();
+  if (tensor_cores) close();
   close();
   close();
   close();

@@ -191,6 +191,27 @@ __device__ __forceinline__ void lt_atomic_add(double* p, double v) { atomicAdd(p
 __device__ __forceinline__ void lt_atomic_add(int* p, int v) { atomicAdd(p, v); }
 __device__ __forceinline__ void lt_atomic_add(long long* p, long long v) { atomicAdd((lt_u64*)p, (lt_u64)v); }
 __device__ __forceinline__ void lt_atomic_add(unsigned char* p, bool v) { if (v) *(volatile unsigned char*)p = 1; }
+
+// Tensor cores (sm_80 and newer): one warp's D = A B + D for a 16x16 A (row
+// major) and a 16x8 B (column major) of 16-bit floats with float32 D, in the
+// fragment layout of the PTX ISA's "Matrix Fragments for mma.m16n8k16"
+// (g = lane / 4, t = lane % 4; each register holds two k-consecutive
+// elements, the lower k in the low half):
+//   a[0]: A[g][2t..2t+1]    a[1]: A[g+8][2t..]    a[2]: A[g][2t+8..]    a[3]: A[g+8][2t+8..]
+//   b[0]: B[2t..2t+1][g]    b[1]: B[2t+8..][g]
+//   d[0], d[1]: D[g][2t], D[g][2t+1]    d[2], d[3]: D[g+8][2t], D[g+8][2t+1]
+// Each product of two bfloat16 or float16 values is exact in float32.
+#define LT_MMA(name, type)                                                                         \
+  __device__ __forceinline__ void name(float* d, const unsigned* a, const unsigned* b) {          \
+    asm volatile("mma.sync.aligned.m16n8k16.row.col.f32." type "." type ".f32 "                  \
+                 "{%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, {%0, %1, %2, %3};"               \
+                 : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])                                  \
+                 : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));             \
+  }
+#if !defined(__CUDA_ARCH__) || __CUDA_ARCH__ >= 800
+LT_MMA(lt_mma_bf16, "bf16")
+LT_MMA(lt_mma_f16, "f16")
+#endif
 )CUDA";
 
 }  // namespace lt::cuda

@@ -161,6 +161,20 @@ inline std::vector<CorpusProgram> kernel_corpus() {
                                                              corpus_input(DType::Int32, {12, 7}, -5, 5, 99)),
                                                  ops::scalar_int(3, DType::Int32))});
   }
+  {
+    // bfloat16 / float16 products (float32 accumulation; tensor-core MMA on
+    // CUDA): sizes off every tile edge, K not a multiple of the k slice, a
+    // transposed operand, a batch, and a fused epilogue.
+    for (DType d : {DType::BFloat16, DType::Float16}) {
+      std::string dn(dtype_name(d));
+      NodePtr a = corpus_input(d, {70, 129}, -1, 1, 111), b = corpus_input(d, {129, 130}, -1, 1, 112);
+      CORPUS_ADD("matmul_lowp_" + dn, {ops::matmul(a, b)});
+      CORPUS_ADD("matmul_lowp_transposed_" + dn, {ops::matmul(a, ops::transpose(corpus_input(d, {33, 129}, -1, 1, 113), 0, 1))});
+      CORPUS_ADD("bmm_lowp_" + dn, {ops::matmul(corpus_input(d, {3, 17, 40}, -1, 1, 114), corpus_input(d, {3, 40, 24}, -1, 1, 115))});
+      NodePtr x = corpus_input(d, {33, 40}, -1, 1, 116), w = corpus_input(d, {20, 40}, -1, 1, 117);
+      CORPUS_ADD("linear_bias_relu_lowp_" + dn, {ops::relu(ops::linear(x, w, corpus_input(d, {20}, -1, 1, 118)))});
+    }
+  }
   {  // convolutions (ir/conv.h): implicit-GEMM MatMul kernels with guarded-load operands
     NodePtr x = corpus_input(DType::Float32, {2, 4, 9, 7}, -1, 1, 101), w = corpus_input(DType::Float32, {6, 2, 3, 3}, -1, 1, 102);
     NodePtr b = corpus_input(DType::Float32, {6}, -1, 1, 103);

@@ -285,6 +285,31 @@ BOOST_AUTO_TEST_CASE(matmul_stages_operand_tiles_in_shared_memory) {
   BOOST_CHECK_EQUAL(s.items, 2 * 1);  // ceil(100/64) x ceil(50/64) tiles
 }
 
+BOOST_AUTO_TEST_CASE(bfloat16_and_float16_products_run_on_tensor_cores) {
+  struct Row {
+    DType a, b;
+    const char* inner;  ///< the multiply-add the k loop issues
+  };
+  for (const Row& r : {Row{DType::BFloat16, DType::BFloat16, "lt_mma_bf16("}, Row{DType::Float16, DType::Float16, "lt_mma_f16("},
+                       Row{DType::Float32, DType::Float32, "fmaf("}}) {
+    BOOST_TEST_CONTEXT(dtype_name(r.a) << " x " << dtype_name(r.b)) {
+      NodePtr a = corpus_input(r.a, {100, 70}), b = corpus_input(r.b, {70, 50});
+      Plan plan = schedule(capture_trace({ops::matmul(a, b)}).trace, fusion_policy(""));
+      const Kernel* mm = nullptr;
+      for (const Kernel& k : plan.kernels)
+        if (k.kind == KernelKind::MatMul) mm = &k;
+      BOOST_REQUIRE(mm);
+      cuda::KernelSource s = cuda::generate_cuda_kernel(*mm);
+      BOOST_CHECK(contains(s.source, r.inner));
+      const bool mma = contains(r.inner, "mma");
+      BOOST_CHECK_EQUAL(contains(s.source, "unsigned short As[64][40]"), mma);
+      BOOST_CHECK_EQUAL(s.block, mma ? 128 : 256);
+      cuda::CompiledModule m = cuda::nvrtc_compile(s.source, s.entry, "sm_90");
+      BOOST_CHECK(!m.image.empty());
+    }
+  }
+}
+
 BOOST_AUTO_TEST_CASE(random_uses_the_reference_philox) {
   cuda::KernelSource s = cuda::generate_cuda_kernel(only_kernel({ops::rand({64}, 1, 0)}));
   BOOST_CHECK(contains(s.source, "0xD2511F53u") && contains(s.source, "0xCD9E8D57u"));
