@@ -247,9 +247,9 @@ int64_t loop_steps(const Kernel& k) {
 }
 }  // namespace
 
-bool GenericKernels::generalize(Kernel* kernel) { return generalize(kernel, nullptr); }
+bool GenericKernels::generalize(Kernel* kernel) { return generalize(kernel, nullptr, nullptr); }
 
-bool GenericKernels::generalize(Kernel* kernel, absl::flat_hash_set<Hash128>* made_here) {
+bool GenericKernels::generalize(Kernel* kernel, absl::flat_hash_set<Hash128>* made_here, Kernel* original) {
   // A convolution's packing reads its geometry (Kernel::mm_conv): another
   // image size is another kernel.
   if (kernel->symbolic_domain() || kernel->mm_conv.valid()) return false;
@@ -296,11 +296,13 @@ bool GenericKernels::generalize(Kernel* kernel, absl::flat_hash_set<Hash128>* ma
   t.vary = std::move(vary);
   t.generic = true;
   ++rewritten_;
+  if (original) *original = std::move(*kernel);
   *kernel = std::move(g);
   return true;
 }
 
-int GenericKernels::generalize_plan(std::vector<Kernel>* kernels) {
+int GenericKernels::generalize_plan(std::vector<Kernel>* kernels, std::vector<Kernel>* originals) {
+  if (originals) originals->assign(kernels->size(), Kernel());
   struct Occurrence {
     size_t index;
     Kernel split;
@@ -360,7 +362,11 @@ int GenericKernels::generalize_plan(std::vector<Kernel>* kernels) {
   }
   absl::flat_hash_set<Hash128> made_here;
   for (size_t i = 0; i < kernels->size(); ++i)
-    if (!done[i] && generalize(&(*kernels)[i], &made_here)) ++rewritten;
+    if (!done[i] && generalize(&(*kernels)[i], &made_here, originals ? &(*originals)[i] : nullptr)) {
+      ++rewritten;
+      // A tiny kernel's launch is mostly overhead: specialised code would not repay its compile.
+      if (originals && loop_steps((*originals)[i]) < kPlanGenericSteps) (*originals)[i] = Kernel();
+    }
   return rewritten;
 }
 

@@ -78,8 +78,13 @@ class GenericKernels {
   /// Otherwise its other sizes in this plan (other layers of one program)
   /// stay specialised for up to kSpecialisedSizes sizes, as large kernels
   /// do; a later plan with another size (a dimension that changes between
-  /// runs) goes generic as usual. Returns the kernels rewritten.
-  int generalize_plan(std::vector<Kernel>* kernels);
+  /// runs) goes generic as usual. Returns the kernels rewritten. With
+  /// `originals`, each rewritten kernel's concrete form is moved there (at
+  /// its index; the vector is sized to the plan, other entries left empty):
+  /// what a backend compiles when that kernel turns out hot at this size.
+  /// Tiny kernels (below kPlanGenericSteps), whose launch is mostly
+  /// overhead, are left empty: specialising them would not repay the compile.
+  int generalize_plan(std::vector<Kernel>* kernels, std::vector<Kernel>* originals = nullptr);
   /// Kernels rewritten so far (for tests and LT_DEBUG).
   int64_t rewritten() const;
   void clear();
@@ -103,7 +108,7 @@ class GenericKernels {
   /// their compile is what they cost.
   static constexpr int64_t kPlanGenericSteps = int64_t{1} << 17;
   static constexpr size_t kMaxTemplates = 1 << 14;
-  bool generalize(Kernel* kernel, absl::flat_hash_set<Hash128>* made_here);
+  bool generalize(Kernel* kernel, absl::flat_hash_set<Hash128>* made_here, Kernel* original);
   mutable std::mutex mu_;
   absl::flat_hash_map<Hash128, Template> templates_;
   int64_t rewritten_ = 0;

@@ -79,7 +79,7 @@ int main(int argc, char** argv) {
     // quick tier calls and the matmul micro-kernels (jit/cpu/jit.h), each of
     // which goes to the disk cache.
     std::printf("kernels=%zu kernels_compiled=%lld compiled=%lld disk_loads=%lld disk_stores=%lld disk_rejects=%lld "
-                "disk_write_errors=%lld kernels_promoted=%lld math_functions_compiled=%lld runtime_functions_compiled=%lld "
+                "disk_write_errors=%lld kernels_promoted=%lld kernels_specialised=%lld math_functions_compiled=%lld runtime_functions_compiled=%lld "
                 "quick_kernels=%zu "
                 "math_kernels=%zu checksum=%s ok=%d\n",
                 cpu_plan_for(ct.trace, o)->kernels.size(), static_cast<long long>(counter_value("kernels_compiled")),
@@ -89,6 +89,7 @@ int main(int argc, char** argv) {
                 static_cast<long long>(counter_value("disk_rejects")),
                 static_cast<long long>(counter_value("disk_write_errors")),
                 static_cast<long long>(counter_value("kernels_promoted")),
+                static_cast<long long>(counter_value("kernels_specialised")),
                 static_cast<long long>(counter_value("math_functions_compiled")),
                 static_cast<long long>(counter_value("runtime_functions_compiled")), quick.size(), with_math.size(),
                 digest.finish().hex().c_str(), ok ? 1 : 0);

@@ -503,6 +503,15 @@ namespace {
 constexpr int64_t kSerialWork = 1 << 16, kGrainWork = 1 << 15;
 }  // namespace
 
+bool kernels_reduce_alike(const Kernel& a, const Kernel& b) {
+  if (a.kind != b.kind) return false;
+  if (a.kind != KernelKind::Rows) return true;
+  if (kernel_reduces_columns(a) != kernel_reduces_columns(b)) return false;
+  bool lanes = false;
+  for (const KOp& o : a.ops) lanes = lanes || ((o.code == KOpCode::Reduce || o.code == KOpCode::Scan) && reduces_in_lanes(o));
+  return !lanes || (row_lanes(a) == row_lanes(b) && rows_nest_inner_loops(a) == rows_nest_inner_loops(b));
+}
+
 bool kernel_reduces_columns(const Kernel& k) {
   if (k.kind != KernelKind::Rows || k.num_phases != 1 || k.serial || k.outer_rank < 1 || !jit().column_reduce)
     return false;

@@ -97,6 +97,13 @@ constexpr int64_t kColumnSegment = 256, kColumnBlock = 16;
 bool kernel_reduces_columns(const Kernel& kernel);
 /// Whether a column reduction's object carries the column-split entries.
 bool kernel_splits_columns(const Kernel& kernel);
+/// Whether two kernels of one op DAG (a shape-generic kernel and its
+/// concrete form, scheduler/generic.h) accumulate their float reductions in
+/// the same order, so they compute the same bits: both or neither a column
+/// reduction, and where a Rows kernel sums in lanes, the same lanes over the
+/// same runs (codegen.h, row_lanes: a runtime-length run takes the long
+/// lanes, a literal short one the short lanes).
+bool kernels_reduce_alike(const Kernel& a, const Kernel& b);
 
 /// Overlapped tails: a flat Elementwise kernel of at least kTailBlock
 /// elements that stores only into buffers it does not read (and is not big

@@ -285,6 +285,46 @@ struct NoDiskCache {
 };
 }  // namespace
 
+// A generic kernel that turns out hot at one size is promoted to the full
+// tier as its concrete form: code specialised to that size (literal
+// extents and strides), where that form sums in the same order. Two sizes of
+// one generic kernel in one sync share its quick code but are promoted
+// apart, each to its own sizes; every run gives the same bits.
+BOOST_AUTO_TEST_CASE(a_hot_generic_kernel_is_promoted_to_code_specialised_to_its_size) {
+  NoDiskCache no_disk_cache;
+  // x - sum(x) along rows (long rows, no transcendentals: the concrete and
+  // the generic kernel sum in the same 64 lanes) of float64 values, where
+  // another summation order would show in the bits.
+  auto row_sums = [](std::vector<int64_t> lengths) {
+    std::vector<NodePtr> roots;
+    for (size_t i = 0; i < lengths.size(); ++i) {
+      NodePtr x = ops::mul(random_input(DType::Float64, {256, lengths[i]}, -1, 1, 40 + static_cast<uint32_t>(i)),
+                           ops::scalar(1.5, DType::Float64));
+      roots.push_back(ops::sub(x, ops::sum(x, {1}, true)));
+    }
+    return capture_trace(roots).trace;
+  };
+  (void)run_cpu(row_sums({617}));  // the structure's first size: concrete
+  Trace t = row_sums({619, 631});  // a later plan with two other sizes: both generic
+  BOOST_TEST_REQUIRE(cpu_plan_for(t)->kernels.size() == 2u);
+  BOOST_TEST(cpu_plan_for(t)->kernels[0].symbolic_domain());
+  BOOST_TEST((cpu_plan_for(t)->kernels[0].hash() == cpu_plan_for(t)->kernels[1].hash()));
+  const int64_t specialised = counter_value("kernels_specialised");
+  std::vector<BufferPtr> first = run_cpu(t);
+  check_outputs(evaluate_reference(t), first, [](DType d) { return Tolerance{0, rtol_for(d), 1}; });
+  int runs = 1;
+  for (; runs < 20000 && counter_value("kernels_specialised") - specialised < 2; ++runs) {
+    std::vector<BufferPtr> again = run_cpu(t);
+    cpu_wait_for_promotions();
+    for (size_t o = 0; o < first.size(); ++o)
+      BOOST_TEST(std::memcmp(again[o]->data(), first[o]->data(), first[o]->nbytes()) == 0);
+  }
+  BOOST_TEST(counter_value("kernels_specialised") - specialised == 2);
+  std::vector<BufferPtr> specialised_run = run_cpu(t);
+  for (size_t o = 0; o < first.size(); ++o)
+    BOOST_TEST(std::memcmp(specialised_run[o]->data(), first[o]->data(), first[o]->nbytes()) == 0);
+}
+
 // The interpreter tier (jit/cpu/interpreter.h): a new elementwise kernel runs
 // interpreted, is compiled once its launches have taken LT_INTERPRET_UP_MS,
 // and every run before and after computes the same bits.
