@@ -219,6 +219,13 @@ struct Kernel {
   int64_t bytes_moved() const;
 };
 
+/// A Rows kernel whose rows are a few literal elements (a max pool's window:
+/// 2 to 9) and whose reductions do not depend on their order (max, min,
+/// argmax, argmin) rewritten into an Elementwise kernel over its rows, each
+/// row's elements unrolled and folded in index order by ir/evaluator.cpp's
+/// rule (scheduler/short_rows.cpp); false, and `kernel` untouched, otherwise.
+bool unroll_short_rows(Kernel* kernel);
+
 /// The 8-byte launch value of scalar slot `slot`: the bits of a trace scalar
 /// (a double for floating slots, else an int64) or an index argument.
 int64_t kernel_scalar_bits(const Kernel& kernel, size_t slot, absl::Span<const ScalarValue> scalars);

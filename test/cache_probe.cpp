@@ -58,7 +58,11 @@ int main(int argc, char** argv) {
     NodePtr y = ops::softmax(h, 1);
     NodePtr z = ops::sum(ops::exp(ops::mul(x, ops::scalar(0.5, DType::Float32))), {0});
     NodePtr m = ops::amax(ops::tanh(x), {1});
-    CapturedTrace ct = capture_trace({y, z, m, ops::argmax(x, 1)});
+    // Rows kernels with transcendentals: objects of a few KiB each, so one
+    // run writes more than a 16 KiB filesystem holds (test_cache_disk).
+    NodePtr s = ops::sum(ops::tanh(ops::mul(x, ops::scalar(2.0, DType::Float32))), {1});
+    NodePtr l = ops::logsumexp(x, {0});
+    CapturedTrace ct = capture_trace({y, z, m, ops::argmax(x, 1), s, l});
     RunOptions o;
     o.fusion = "none";  // one kernel per op: plenty of cache files
     std::vector<BufferPtr> got = cpu_backend().run(ct.trace, o);

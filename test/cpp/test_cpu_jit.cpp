@@ -1,6 +1,7 @@
 // Differential tests: the cpu backend (scheduler + LLVM JIT) against the
 // reference evaluator, for every primitive and composed programs.
 #define BOOST_TEST_MODULE cpu_jit
+#include <limits>
 #include <thread>
 
 #include "ir/counters.h"
@@ -748,4 +749,40 @@ BOOST_AUTO_TEST_CASE(a_matmul_kernel_loaded_where_another_was_unloaded_runs_as_i
     BOOST_TEST(run(c2, e2) == 0);
   }
   BOOST_TEST_MESSAGE("the second kernel was loaded at the first one's address in " << reused << " of 12 rounds");
+}
+
+// Rows of a few elements (a max pool's window) with max/min/argmax/argmin
+// run as one elementwise kernel, the row unrolled (scheduler/short_rows.cpp):
+// the same values as the reference, ties (the first index), NaN (the first
+// NaN wins), infinities and signed zeros included; a row of 10 stays a Rows
+// kernel.
+BOOST_AUTO_TEST_CASE(short_rows_of_max_and_argmax_unroll_into_elementwise_kernels) {
+  const double nan = std::numeric_limits<double>::quiet_NaN(), inf = std::numeric_limits<double>::infinity();
+  for (DType dt : {DType::Float32, DType::Float64, DType::Int32, DType::BFloat16})
+    for (int64_t L : {2, 3, 4, 9, 10}) {
+      const int64_t rows = 37;
+      std::mt19937 gen(static_cast<uint32_t>(L * 7 + static_cast<int>(dt)));
+      std::uniform_int_distribution<int> pick(-2, 2), special(0, 11);
+      std::vector<double> v(static_cast<size_t>(rows * L));
+      for (double& e : v) {
+        e = pick(gen);  // few distinct values: ties in most rows
+        if (dt == DType::Int32) continue;
+        switch (special(gen)) {
+          case 0: e = nan; break;
+          case 1: e = -inf; break;
+          case 2: e = inf; break;
+          case 3: e = -0.0; break;
+          default: break;
+        }
+      }
+      NodePtr x = make_input(buffer_of(dt, v), {rows, L});
+      std::vector<NodePtr> roots = {ops::argmax(x, 1), ops::argmin(x, 1), ops::amax(x, {1}), ops::amin(x, {1})};
+      BOOST_TEST_CONTEXT(dtype_name(dt) << " rows of " << L) {
+        check_against_reference(roots);
+        CapturedTrace ct = capture_trace({ops::argmax(x, 1)});
+        std::shared_ptr<const Plan> plan = cpu_plan_for(ct.trace);
+        BOOST_TEST_REQUIRE(plan->kernels.size() == 1u);
+        BOOST_TEST((plan->kernels[0].kind == (L <= 9 ? KernelKind::Elementwise : KernelKind::Rows)));
+      }
+    }
 }
