@@ -5,7 +5,8 @@
 // one), duplicate subexpressions (CSE by structure; scalars and inputs stay
 // distinct by parameter slot) and nodes no output needs. Values of scalars are
 // runtime parameters, so nothing is folded through them.
-// One rewrite: the transpose of a matmul nothing else reads, (AB)^T, is the
+// Rewrites: x.gather(axis, x.argmax(axis)) is x.amax(axis) (below), and
+// the transpose of a matmul nothing else reads, (AB)^T, is the
 // matmul B^T A^T (the same dot products; also through a cast between them), so the product is stored in the
 // layout its reader wants: autograd's weight gradient of x @ W.t() is
 // (x^T g)^T, and the optimizer then read it transposed (16 GB/s instead of
@@ -213,6 +214,27 @@ Trace simplify_trace(const Trace& trace) {
         c.shape = n.shape;
         c.inputs = {append(std::move(r))};
         map[i] = place(std::move(c));
+        continue;
+      }
+    }
+    // x.gather(axis, x.argmax(axis, keepdim)) is x.amax(axis, keepdim): the
+    // value at the first maximum (a max pool's values, bindings'
+    // _functional_pooling.py), computed beside the argmax from the same
+    // reads instead of gathered by a kernel of its own. The first of equal
+    // values and the first NaN, as ArgMax takes them; the index is in
+    // range, so the gather's check has nothing to report. The same for min.
+    if (n.op == Op::Gather && n.inputs.size() == 2 && !n.attrs.empty()) {
+      const TraceNode& arg = out.nodes[n.inputs[1]];
+      if ((arg.op == Op::ArgMax || arg.op == Op::ArgMin) && arg.inputs.size() == 1 && arg.inputs[0] == n.inputs[0] &&
+          arg.attrs.size() == 1 && arg.attrs[0] == n.attrs[0] && arg.shape == n.shape &&
+          out.nodes[n.inputs[0]].dtype == n.dtype) {
+        TraceNode r;
+        r.op = arg.op == Op::ArgMax ? Op::ReduceMax : Op::ReduceMin;
+        r.dtype = n.dtype;
+        r.shape = n.shape;
+        r.attrs = {n.attrs[0]};
+        r.inputs = {n.inputs[0]};
+        map[i] = place(std::move(r));
         continue;
       }
     }

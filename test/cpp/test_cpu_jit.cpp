@@ -786,3 +786,27 @@ BOOST_AUTO_TEST_CASE(short_rows_of_max_and_argmax_unroll_into_elementwise_kernel
       }
     }
 }
+
+// x.gather(1, x.argmax(1, keepdim)) (a max pool's values) is simplified into
+// x.amax(1, keepdim): no Gather is left, and the values are those of the
+// gather, NaN and ties included.
+BOOST_AUTO_TEST_CASE(gathering_at_the_argmax_is_the_max) {
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  std::vector<double> v;
+  for (int i = 0; i < 40 * 6; ++i) v.push_back(i % 7 == 3 ? nan : static_cast<double>((i * 5) % 4));
+  NodePtr x = make_input(buffer_of(DType::Float32, v), {40, 6});
+  for (bool is_max : {true, false}) {
+    NodePtr arg = is_max ? ops::argmax(x, 1, true) : ops::argmin(x, 1, true);
+    NodePtr y = ops::gather(x, 1, arg);
+    check_against_reference({y});
+    CapturedTrace ct = capture_trace({y});
+    std::shared_ptr<const Plan> plan = cpu_plan_for(ct.trace);
+    bool gathers = false, reduces = false;
+    for (const TraceNode& n : plan->simplified.nodes) {
+      gathers = gathers || n.op == Op::Gather;
+      reduces = reduces || n.op == (is_max ? Op::ReduceMax : Op::ReduceMin);
+    }
+    BOOST_TEST(!gathers);
+    BOOST_TEST(reduces);
+  }
+}

@@ -72,8 +72,10 @@ def test_a_python_policy_decides_repeated_inlining(tmp_path):
     lt.sync(x)
     lt.debug.set_dump_dir(str(tmp_path))
     try:
-        # unfold (im2col) reads the pool's gather at 9 taps (conv2d is a primitive whose input is stored)
-        lt.sync(F.unfold(F.max_pool2d(x, 2), 3, padding=1))
+        # unfold (im2col) reads a gather at 9 taps (conv2d is a primitive whose input is stored; a max pool's
+        # values are a reduction, not a gather)
+        idx = lt.from_numpy(rng.integers(0, 12, (2, 3, 12, 12)))
+        lt.sync(F.unfold(x.gather(3, idx), 3, padding=1))
     finally:
         lt.debug.set_dump_dir(None)
     (dumped,) = [f for f in os.listdir(str(tmp_path)) if f.endswith(".trace")]
