@@ -737,10 +737,15 @@ std::shared_ptr<const Executable> CpuBackend::executable(const Trace& trace, con
     // Kept where specialised code computes the same bits (a MatMul kernel's
     // driver reads its sizes at launch anyway: it stays generic).
     exe->concrete.resize(plan.kernels.size());
-    for (size_t i = 0; i < originals.size(); ++i)
-      if (!originals[i].ops.empty() && launches_as_prefix(originals[i], plan.kernels[i]) &&
+    for (size_t i = 0; i < originals.size(); ++i) {
+      if (originals[i].ops.empty()) continue;
+      // The generic kernel sums as its concrete form (and every size of its
+      // class, which then shares it) does.
+      cpu::pin_reduction_order(&plan.kernels[i], originals[i]);
+      if (launches_as_prefix(originals[i], plan.kernels[i]) &&
           originals[i].kind != KernelKind::MatMul && cpu::kernels_reduce_alike(originals[i], plan.kernels[i]))
         exe->concrete[i] = std::make_shared<const Kernel>(std::move(originals[i]));
+    }
   });
   // The plan's kernels are fetched (memory, disk, or compiled) on several
   // threads at once; a kernel that occurs twice is fetched once.

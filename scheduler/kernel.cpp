@@ -126,6 +126,8 @@ Hash128 Kernel::hash() const {
       for (int64_t st : src->strides) add(st);
     }
   }
+  if (pinned_lanes != 0 || pinned_nest >= 0)  // unset: the hash of every kernel before pins existed
+    h.add_string("pinned").add(static_cast<uint64_t>(pinned_lanes)).add(static_cast<uint64_t>(pinned_nest + 1));
   return h.finish();
 }
 
@@ -208,7 +210,9 @@ std::string print_kernel(const Kernel& k) {
     domain += "]";
   }
   std::string s = cat("kernel ", k.name, " ", kinds[static_cast<int>(k.kind)], " domain=", domain,
-                      " outer_rank=", k.outer_rank, " phases=", k.num_phases, k.serial ? " serial" : "", "\n");
+                      " outer_rank=", k.outer_rank, " phases=", k.num_phases, k.serial ? " serial" : "",
+                      k.pinned_lanes ? cat(" lanes=", k.pinned_lanes) : "", k.pinned_nest >= 0 ? cat(" nested=", int{k.pinned_nest}) : "",
+                      "\n");
   for (size_t i = 0; i < k.buffers.size(); ++i) {
     const KernelBuffer& b = k.buffers[i];
     absl::StrAppend(&s, "  buf", i, " ", detail::to_alpha(dtype_name(b.dtype)), "[", b.numel, b.generic_numel ? "@" : "", "]",

@@ -198,6 +198,14 @@ struct Kernel {
   /// literal. `domain` keeps the extents of this launch either way (the
   /// launch ranges come from it); the hash leaves the symbolic ones out.
   std::vector<int32_t> domain_slots;
+  /// Rows kernels: the innermost-run structure a backend would derive from
+  /// literal extents and strides, pinned for a shape-generic kernel from the
+  /// concrete kernel it was made from (jit/cpu/jit.h, pin_reduction_order),
+  /// so both sum in one order: the lanes of float sums (0: the backend
+  /// decides) and whether each inner dim is its own loop (-1: it decides).
+  /// Hashed when set.
+  int16_t pinned_lanes = 0;
+  int8_t pinned_nest = -1;
   std::vector<KOp> ops;
   int32_t mm_lhs = -1, mm_rhs = -1;  ///< MatMul only: operand element DAGs
   int32_t mm_acc = -1;               ///< MatMul only: the virtual product buffer read by the epilogue

@@ -1206,7 +1206,9 @@ void Codegen::gen_rows(Value* begin, Value* end) {
 // linear loop already reads in order). Scans keep one loop (inner rank 1).
 bool rows_nest_inner_loops(const Kernel& k) {
   size_t r = k.domain.size(), outer = static_cast<size_t>(k.outer_rank);
-  if (k.kind != KernelKind::Rows || r < outer + 2 || k.domain.back() < 16) return false;
+  if (k.kind != KernelKind::Rows || r < outer + 2) return false;
+  if (k.pinned_nest >= 0) return k.pinned_nest != 0;
+  if (k.domain.back() < 16) return false;
   std::vector<int64_t> f;
   bool walks_last = false, known = true;
   for (const KOp& o : k.ops) {
@@ -1227,6 +1229,7 @@ bool rows_nest_inner_loops(const Kernel& k) {
 }
 
 int64_t row_lanes(const Kernel& k) {
+  if (k.pinned_lanes > 0) return k.pinned_lanes;
   size_t r = k.domain.size(), outer = static_cast<size_t>(k.outer_rank);
   bool nested = rows_nest_inner_loops(k);
   for (size_t a = nested ? r - 1 : outer; a < r; ++a)

@@ -512,6 +512,12 @@ bool kernels_reduce_alike(const Kernel& a, const Kernel& b) {
   return !lanes || (row_lanes(a) == row_lanes(b) && rows_nest_inner_loops(a) == rows_nest_inner_loops(b));
 }
 
+void pin_reduction_order(Kernel* generic, const Kernel& concrete) {
+  if (generic->kind != KernelKind::Rows || concrete.kind != KernelKind::Rows) return;
+  generic->pinned_nest = rows_nest_inner_loops(concrete) ? 1 : 0;
+  generic->pinned_lanes = static_cast<int16_t>(row_lanes(concrete));
+}
+
 bool kernel_reduces_columns(const Kernel& k) {
   if (k.kind != KernelKind::Rows || k.num_phases != 1 || k.serial || k.outer_rank < 1 || !jit().column_reduce)
     return false;

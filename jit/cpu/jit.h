@@ -104,6 +104,11 @@ bool kernel_splits_columns(const Kernel& kernel);
 /// same runs (codegen.h, row_lanes: a runtime-length run takes the long
 /// lanes, a literal short one the short lanes).
 bool kernels_reduce_alike(const Kernel& a, const Kernel& b);
+/// Pins `generic`'s innermost-run structure (Kernel::pinned_lanes,
+/// pinned_nest) to what `concrete`, the kernel it was rewritten from,
+/// derives from its literal extents and strides, so that the two (and every
+/// size sharing the pinned generic kernel) sum in one order.
+void pin_reduction_order(Kernel* generic, const Kernel& concrete);
 
 /// Overlapped tails: a flat Elementwise kernel of at least kTailBlock
 /// elements that stores only into buffers it does not read (and is not big

@@ -325,6 +325,50 @@ BOOST_AUTO_TEST_CASE(a_hot_generic_kernel_is_promoted_to_code_specialised_to_its
     BOOST_TEST(std::memcmp(specialised_run[o]->data(), first[o]->data(), first[o]->nbytes()) == 0);
 }
 
+// A BatchNorm's statistics (x - sum over (N, H, W) per channel) at other
+// widths: the concrete kernel nests its inner loops and sums runs of W in
+// 16 lanes, which a generic kernel, reading its strides from arguments,
+// would not derive; its structure is pinned from the concrete kernel
+// (Kernel::pinned_nest, pinned_lanes), so both sum alike and the hot
+// generic kernel is specialised with the same bits.
+BOOST_AUTO_TEST_CASE(a_generic_kernel_sums_as_its_concrete_form_and_is_specialised) {
+  NoDiskCache no_disk_cache;
+  auto stats = [](std::vector<int64_t> widths) {
+    std::vector<NodePtr> roots;
+    for (size_t i = 0; i < widths.size(); ++i) {
+      NodePtr x = random_input(DType::Float64, {32, 8, 24, widths[i]}, -1, 1, 60 + static_cast<uint32_t>(i));
+      roots.push_back(ops::sub(x, ops::sum(x, {0, 2, 3}, true)));
+    }
+    return capture_trace(roots).trace;
+  };
+  (void)run_cpu(stats({24}));
+  Trace t = stats({26, 28});
+  std::shared_ptr<const Plan> plan = cpu_plan_for(t);
+  BOOST_TEST_REQUIRE(plan->kernels.size() == 4u);  // per width: the sums, then x - sums
+  size_t pinned = 0;
+  for (const Kernel& k : plan->kernels) {
+    BOOST_TEST(k.symbolic_domain());
+    if (k.kind != KernelKind::Rows) continue;
+    BOOST_TEST(k.pinned_nest == 1);
+    BOOST_TEST(k.pinned_lanes == 16);
+    ++pinned;
+  }
+  BOOST_TEST(pinned == 2u);
+  const int64_t specialised = counter_value("kernels_specialised");
+  std::vector<BufferPtr> first = run_cpu(t);
+  check_outputs(evaluate_reference(t), first, [](DType d) { return Tolerance{0, rtol_for(d), 1}; });
+  for (int runs = 1; runs < 20000 && counter_value("kernels_specialised") - specialised < 4; ++runs) {
+    std::vector<BufferPtr> again = run_cpu(t);
+    cpu_wait_for_promotions();
+    for (size_t o = 0; o < first.size(); ++o)
+      BOOST_TEST(std::memcmp(again[o]->data(), first[o]->data(), first[o]->nbytes()) == 0);
+  }
+  BOOST_TEST(counter_value("kernels_specialised") - specialised == 4);
+  std::vector<BufferPtr> specialised_run = run_cpu(t);
+  for (size_t o = 0; o < first.size(); ++o)
+    BOOST_TEST(std::memcmp(specialised_run[o]->data(), first[o]->data(), first[o]->nbytes()) == 0);
+}
+
 // The interpreter tier (jit/cpu/interpreter.h): a new elementwise kernel runs
 // interpreted, is compiled once its launches have taken LT_INTERPRET_UP_MS,
 // and every run before and after computes the same bits.
