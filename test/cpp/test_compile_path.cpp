@@ -285,6 +285,27 @@ struct NoDiskCache {
 };
 }  // namespace
 
+namespace {
+// Runs `t` (its plan's generic kernels hot at their sizes) until `kernels`
+// of them have been promoted specialised: the first run's values match the
+// reference, and every run, before and after, gives the first run's bits.
+void runs_until_specialised(const Trace& t, int64_t kernels) {
+  const int64_t specialised = counter_value("kernels_specialised");
+  std::vector<BufferPtr> first = run_cpu(t);
+  check_outputs(evaluate_reference(t), first, [](DType d) { return Tolerance{0, rtol_for(d), 1}; });
+  auto same_bits = [&](const std::vector<BufferPtr>& again) {
+    for (size_t o = 0; o < first.size(); ++o)
+      BOOST_TEST(std::memcmp(again[o]->data(), first[o]->data(), first[o]->nbytes()) == 0);
+  };
+  for (int runs = 1; runs < 20000 && counter_value("kernels_specialised") - specialised < kernels; ++runs) {
+    same_bits(run_cpu(t));
+    cpu_wait_for_promotions();
+  }
+  BOOST_TEST(counter_value("kernels_specialised") - specialised == kernels);
+  same_bits(run_cpu(t));  // the specialised code
+}
+}  // namespace
+
 // A generic kernel that turns out hot at one size is promoted to the full
 // tier as its concrete form: code specialised to that size (literal
 // extents and strides), where that form sums in the same order. Two sizes of
@@ -309,20 +330,7 @@ BOOST_AUTO_TEST_CASE(a_hot_generic_kernel_is_promoted_to_code_specialised_to_its
   BOOST_TEST_REQUIRE(cpu_plan_for(t)->kernels.size() == 2u);
   BOOST_TEST(cpu_plan_for(t)->kernels[0].symbolic_domain());
   BOOST_TEST((cpu_plan_for(t)->kernels[0].hash() == cpu_plan_for(t)->kernels[1].hash()));
-  const int64_t specialised = counter_value("kernels_specialised");
-  std::vector<BufferPtr> first = run_cpu(t);
-  check_outputs(evaluate_reference(t), first, [](DType d) { return Tolerance{0, rtol_for(d), 1}; });
-  int runs = 1;
-  for (; runs < 20000 && counter_value("kernels_specialised") - specialised < 2; ++runs) {
-    std::vector<BufferPtr> again = run_cpu(t);
-    cpu_wait_for_promotions();
-    for (size_t o = 0; o < first.size(); ++o)
-      BOOST_TEST(std::memcmp(again[o]->data(), first[o]->data(), first[o]->nbytes()) == 0);
-  }
-  BOOST_TEST(counter_value("kernels_specialised") - specialised == 2);
-  std::vector<BufferPtr> specialised_run = run_cpu(t);
-  for (size_t o = 0; o < first.size(); ++o)
-    BOOST_TEST(std::memcmp(specialised_run[o]->data(), first[o]->data(), first[o]->nbytes()) == 0);
+  runs_until_specialised(t, 2);
 }
 
 // A BatchNorm's statistics (x - sum over (N, H, W) per channel) at other
@@ -354,19 +362,7 @@ BOOST_AUTO_TEST_CASE(a_generic_kernel_sums_as_its_concrete_form_and_is_specialis
     ++pinned;
   }
   BOOST_TEST(pinned == 2u);
-  const int64_t specialised = counter_value("kernels_specialised");
-  std::vector<BufferPtr> first = run_cpu(t);
-  check_outputs(evaluate_reference(t), first, [](DType d) { return Tolerance{0, rtol_for(d), 1}; });
-  for (int runs = 1; runs < 20000 && counter_value("kernels_specialised") - specialised < 4; ++runs) {
-    std::vector<BufferPtr> again = run_cpu(t);
-    cpu_wait_for_promotions();
-    for (size_t o = 0; o < first.size(); ++o)
-      BOOST_TEST(std::memcmp(again[o]->data(), first[o]->data(), first[o]->nbytes()) == 0);
-  }
-  BOOST_TEST(counter_value("kernels_specialised") - specialised == 4);
-  std::vector<BufferPtr> specialised_run = run_cpu(t);
-  for (size_t o = 0; o < first.size(); ++o)
-    BOOST_TEST(std::memcmp(specialised_run[o]->data(), first[o]->data(), first[o]->nbytes()) == 0);
+  runs_until_specialised(t, 4);
 }
 
 // The interpreter tier (jit/cpu/interpreter.h): a new elementwise kernel runs
