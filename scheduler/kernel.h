@@ -233,6 +233,12 @@ struct Kernel {
 /// row's elements unrolled and folded in index order by ir/evaluator.cpp's
 /// rule (scheduler/short_rows.cpp); false, and `kernel` untouched, otherwise.
 bool unroll_short_rows(Kernel* kernel);
+/// An Elementwise kernel with float arithmetic on values of its leading
+/// coordinates only (a BatchNorm's per-channel rstd and derivatives)
+/// rewritten into a Rows kernel without reductions over rows of those
+/// coordinates, that arithmetic row-level (scheduler/row_invariants.cpp):
+/// it runs once per row instead of per element; the same values.
+bool hoist_row_invariants(Kernel* kernel);
 
 /// The 8-byte launch value of scalar slot `slot`: the bits of a trace scalar
 /// (a double for floating slots, else an int64) or an index argument.

@@ -684,6 +684,7 @@ void Scheduler::build_concat_pieces(int32_t node) {
 void Scheduler::push_kernel(Kernel k, int32_t root, size_t outputs) {
   static const char* kinds[] = {"elementwise", "rows", "matmul"};
   unroll_short_rows(&k);
+  hoist_row_invariants(&k);
   k.name = cat("k", plan_.kernels.size(), "_", kinds[static_cast<int>(k.kind)], "_", op_name(t_.nodes[root].op),
                outputs > 1 ? cat("_x", outputs) : std::string());
   plan_.kernels.push_back(std::move(k));

@@ -810,3 +810,28 @@ BOOST_AUTO_TEST_CASE(gathering_at_the_argmax_is_the_max) {
     BOOST_TEST(reduces);
   }
 }
+
+// An elementwise kernel with per-channel float arithmetic (a BatchNorm's
+// apply: rstd = 1 / sqrt(var + eps) per channel) runs as a Rows kernel over
+// [N, C] whose per-channel values are row-level (scheduler/row_invariants.cpp),
+// with the reference's values; a plain elementwise kernel stays one.
+BOOST_AUTO_TEST_CASE(per_channel_arithmetic_of_an_elementwise_kernel_runs_once_per_row) {
+  NodePtr x = random_input(DType::Float32, {4, 6, 9, 10}, -2, 2, 501);
+  NodePtr mean = random_input(DType::Float32, {1, 6, 1, 1}, -1, 1, 502);
+  NodePtr var = random_input(DType::Float32, {1, 6, 1, 1}, 0.1, 2, 503);
+  NodePtr gamma = random_input(DType::Float32, {1, 6, 1, 1}, 0.5, 1.5, 504);
+  NodePtr rstd = ops::div(ops::scalar(1.0, DType::Float32), ops::sqrt(ops::add(var, ops::scalar(1e-5, DType::Float32))));
+  NodePtr y = ops::relu(ops::mul(ops::mul(ops::sub(x, mean), rstd), gamma));
+  check_against_reference({y});
+  CapturedTrace ct = capture_trace({y});
+  std::shared_ptr<const Plan> plan = cpu_plan_for(ct.trace);
+  BOOST_TEST_REQUIRE(plan->kernels.size() == 1u);
+  const Kernel& k = plan->kernels[0];
+  BOOST_TEST((k.kind == KernelKind::Rows));
+  BOOST_TEST(k.outer_rank == 2);
+  int row_level_float = 0;
+  for (const KOp& o : k.ops) row_level_float += !o.elem && o.code == KOpCode::Compute && is_floating(o.dtype);
+  BOOST_TEST(row_level_float >= 2);  // the sqrt and the division at least
+  CapturedTrace plain = capture_trace({ops::relu(ops::mul(x, ops::scalar(2.0, DType::Float32)))});
+  BOOST_TEST((cpu_plan_for(plain.trace)->kernels[0].kind == KernelKind::Elementwise));
+}
