@@ -18,8 +18,10 @@ namespace lt {
 
 namespace {
 
-// Rows at least this long, so the row's fixed cost stays small.
-constexpr int64_t kMinRow = 64;
+// Rows at least this long, so the row's fixed cost stays small, and at
+// least this many, so the launch still spreads them over the threads (a
+// launch does not split a row).
+constexpr int64_t kMinRow = 64, kMinRows = 32;
 // Hoisted float ops (per element before) that make the rewrite worth it.
 constexpr int kMinHoisted = 2;
 
@@ -44,7 +46,9 @@ bool hoist_row_invariants(Kernel* kernel) {
   int64_t inner = 1;
   for (int rank = r - 1; rank >= 1; --rank) {
     inner *= k.domain[rank];
-    if (inner < kMinRow) continue;
+    int64_t rows = 1;
+    for (int a = 0; a < rank; ++a) rows *= k.domain[a];
+    if (inner < kMinRow || rows < kMinRows) continue;
     int hoisted = 0;
     for (size_t id = 0; id < k.ops.size(); ++id) {
       const KOp& o = k.ops[id];

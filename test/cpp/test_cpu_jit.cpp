@@ -814,9 +814,10 @@ BOOST_AUTO_TEST_CASE(gathering_at_the_argmax_is_the_max) {
 // An elementwise kernel with per-channel float arithmetic (a BatchNorm's
 // apply: rstd = 1 / sqrt(var + eps) per channel) runs as a Rows kernel over
 // [N, C] whose per-channel values are row-level (scheduler/row_invariants.cpp),
-// with the reference's values; a plain elementwise kernel stays one.
+// with the reference's values; a plain elementwise kernel stays one, and so
+// does one of too few rows.
 BOOST_AUTO_TEST_CASE(per_channel_arithmetic_of_an_elementwise_kernel_runs_once_per_row) {
-  NodePtr x = random_input(DType::Float32, {4, 6, 9, 10}, -2, 2, 501);
+  NodePtr x = random_input(DType::Float32, {8, 6, 9, 10}, -2, 2, 501);  // 48 rows of 90
   NodePtr mean = random_input(DType::Float32, {1, 6, 1, 1}, -1, 1, 502);
   NodePtr var = random_input(DType::Float32, {1, 6, 1, 1}, 0.1, 2, 503);
   NodePtr gamma = random_input(DType::Float32, {1, 6, 1, 1}, 0.5, 1.5, 504);
@@ -834,4 +835,9 @@ BOOST_AUTO_TEST_CASE(per_channel_arithmetic_of_an_elementwise_kernel_runs_once_p
   BOOST_TEST(row_level_float >= 2);  // the sqrt and the division at least
   CapturedTrace plain = capture_trace({ops::relu(ops::mul(x, ops::scalar(2.0, DType::Float32)))});
   BOOST_TEST((cpu_plan_for(plain.trace)->kernels[0].kind == KernelKind::Elementwise));
+  // Too few rows to spread over the threads (a launch does not split a row): elementwise.
+  NodePtr few = ops::mul(ops::sub(ops::slice(x, 0, 0, 2), mean), rstd);
+  check_against_reference({few});
+  CapturedTrace few_rows = capture_trace({few});
+  BOOST_TEST((cpu_plan_for(few_rows.trace)->kernels[0].kind == KernelKind::Elementwise));
 }
