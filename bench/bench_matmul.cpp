@@ -31,8 +31,14 @@ static double median(std::vector<double> v) {
   return v.empty() ? 0 : v[v.size() / 2];
 }
 
+// Warms `fn` for 150 ms first, as bench_cpu does: every kernel starts at the
+// quick compile tier and is promoted to the full tier once its launches have
+// taken LT_TIER_UP_MS (30) in all (docs/cpu-jit.md, "Tiers"), so a few
+// launches of a 1.5 ms product timed mostly quick-tier code.
 static double median_ms(const std::function<void()>& fn, int repeat) {
-  fn();
+  const auto warm = Clock::now();
+  do fn();
+  while (std::chrono::duration<double, std::milli>(Clock::now() - warm).count() < 150.0);
   std::vector<double> t;
   for (int i = 0; i < repeat; ++i) {
     auto t0 = Clock::now();
