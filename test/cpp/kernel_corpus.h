@@ -175,6 +175,18 @@ inline std::vector<CorpusProgram> kernel_corpus() {
       CORPUS_ADD("linear_bias_relu_lowp_" + dn, {ops::relu(ops::linear(x, w, corpus_input(d, {20}, -1, 1, 118)))});
     }
   }
+  {
+    // Per-channel arithmetic over [N, C, H, W] (a BatchNorm's apply): the
+    // scheduler makes it a Rows kernel without reductions whose rstd is
+    // row-level (scheduler/row_invariants.cpp); a max pool's window argmax
+    // and max, unrolled into elementwise kernels (scheduler/short_rows.cpp).
+    NodePtr x = corpus_input(DType::Float32, {8, 6, 9, 10}, -2, 2, 121);
+    NodePtr var = corpus_input(DType::Float32, {1, 6, 1, 1}, 0.1, 2, 122);
+    NodePtr rstd = ops::div(ops::scalar(1.0, DType::Float32), ops::sqrt(ops::add(var, ops::scalar(1e-5, DType::Float32))));
+    CORPUS_ADD("per_channel_rstd", {ops::relu(ops::mul(ops::sub(x, corpus_input(DType::Float32, {1, 6, 1, 1}, -1, 1, 123)), rstd))});
+    NodePtr win = ops::reshape(x, {8, 6, 45, 2});
+    CORPUS_ADD("short_rows_argmax_max", {ops::argmax(win, 3, true), ops::gather(win, 3, ops::argmax(win, 3, true))});
+  }
   {  // convolutions (ir/conv.h): implicit-GEMM MatMul kernels with guarded-load operands
     NodePtr x = corpus_input(DType::Float32, {2, 4, 9, 7}, -1, 1, 101), w = corpus_input(DType::Float32, {6, 2, 3, 3}, -1, 1, 102);
     NodePtr b = corpus_input(DType::Float32, {6}, -1, 1, 103);
