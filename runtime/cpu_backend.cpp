@@ -401,6 +401,8 @@ struct Executable : exec::Executable<cpu::KernelEntry> {
   /// elsewhere). A generic kernel hot at its quick tier is promoted to the
   /// full tier as this kernel (promote()): the code specialised to its sizes.
   std::vector<std::shared_ptr<const Kernel>> concrete;
+  /// Kernel `i`'s concrete form, or null where it runs as planned.
+  const Kernel* concrete_of(size_t i) const { return i < concrete.size() ? concrete[i].get() : nullptr; }
   std::vector<size_t> slot;   // per kernel: the index of its first among the distinct kernels (Fetch)
   int generic = 0;            // plan kernels rewritten to a shape-generic form (LT_DEBUG=1)
   /// While a new executable's first launch runs: its kernels being fetched.
@@ -612,7 +614,8 @@ void CpuBackend::ensure_runtime_functions(const Kernel& k, bool interpreted) {
 void CpuBackend::promote(const Executable& exe, size_t ki) {
   // A shape-generic kernel is promoted as its concrete form: the full tier
   // of a kernel hot at one size is the code specialised to that size.
-  const Kernel& k = ki < exe.concrete.size() && exe.concrete[ki] ? *exe.concrete[ki] : exe.plan->kernels[ki];
+  const Kernel* concrete = exe.concrete_of(ki);
+  const Kernel& k = concrete ? *concrete : exe.plan->kernels[ki];
   auto t0 = Clock::now();
   double ms = 0;
   int compiled = 0;
@@ -626,11 +629,11 @@ void CpuBackend::promote(const Executable& exe, size_t ki) {
   }
   double total = ms_between(t0, Clock::now());
   counters::kernels_promoted.add();
-  if (&k != &exe.plan->kernels[ki]) counters::kernels_specialised.add();
+  if (concrete) counters::kernels_specialised.add();
   counters::promote_ms.add(static_cast<int64_t>(total + 0.5));
   if (debug_level() >= 1)
     std::fprintf(stderr, "[lt] promoted %s to the full tier%s after %.1f ms of quick runs (%s, %.2f ms)\n", k.name.c_str(),
-                 &k != &exe.plan->kernels[ki] ? ", specialised to its sizes," : "", exe.promotions[ki]->run_ns.load() / 1e6,
+                 concrete ? ", specialised to its sizes," : "", exe.promotions[ki]->run_ns.load() / 1e6,
                  compiled ? "compiled" : "cached", total);
 }
 
@@ -755,6 +758,7 @@ std::shared_ptr<const Executable> CpuBackend::executable(const Trace& trace, con
   // Per distinct kernel: the later kernels that share its entry but not its
   // promotion (the same generic kernel at other sizes).
   std::vector<std::vector<size_t>> own_promotion;
+  std::vector<size_t> slot_of_first(ks.size(), 0);  // a distinct kernel's index in `distinct`
   exe->promoted_with.resize(ks.size());
   {
     absl::flat_hash_map<Hash128, size_t> seen, seen_concrete;
@@ -762,28 +766,28 @@ std::shared_ptr<const Executable> CpuBackend::executable(const Trace& trace, con
       auto [it, fresh] = seen.try_emplace(kernel_key(ks[i]), i);
       first[i] = it->second;
       if (fresh) {
+        slot_of_first[i] = distinct.size();
         distinct.push_back(i);
         own_promotion.emplace_back();
       }
-      const Kernel* concrete = i < exe->concrete.size() ? exe->concrete[i].get() : nullptr;
+      const Kernel* concrete = exe->concrete_of(i);
       if (!concrete) {
         exe->promoted_with[i] = first[i];
         continue;
       }
       auto [jt, fresh_values] = seen_concrete.try_emplace(kernel_key(*concrete), i);
       exe->promoted_with[i] = jt->second;
-      if (fresh_values && !fresh) own_promotion[std::find(distinct.begin(), distinct.end(), first[i]) - distinct.begin()].push_back(i);
+      if (fresh_values && !fresh) own_promotion[slot_of_first[first[i]]].push_back(i);
     }
   }
   exe->entries.resize(ks.size());
   exe->promotions.resize(ks.size());
   exe->first = first;
-  std::vector<size_t> slot_of_first(ks.size(), 0);
-  for (size_t d = 0; d < distinct.size(); ++d) slot_of_first[distinct[d]] = d;
   for (size_t i = 0; i < ks.size(); ++i) exe->slot.push_back(slot_of_first[first[i]]);
   exe->fetch_ms.assign(distinct.size(), 0.0);
   exe->fetch_counts.assign(distinct.size(), 0);
-  // A repeated kernel shares the first one's entry and promotion (launch() reads them at `first`).
+  // A repeated kernel shares the first one's entry (launch() reads it at
+  // `first`) and, at the same sizes, its promotion (at `promoted_with`).
   Executable* e = exe.get();  // the fetch is owned by the executable: no reference back
   exe->fetch = std::make_unique<Fetch>(distinct.size(), [this, e, distinct, own_promotion](size_t d) {
     const size_t i = distinct[d];
@@ -800,8 +804,8 @@ std::shared_ptr<const Executable> CpuBackend::executable(const Trace& trace, con
     bool everywhere = true;
     for (size_t s = 0; s < sizes.size(); ++s) {
       const size_t j = sizes[s];
-      if (j < e->concrete.size() && e->concrete[j]) {
-        cpu::KernelEntry full = kernel(*e->concrete[j], &e->fetch_ms[d], &e->fetch_counts[d], cpu::Tier::Full, false);
+      if (const Kernel* concrete = e->concrete_of(j)) {
+        cpu::KernelEntry full = kernel(*concrete, &e->fetch_ms[d], &e->fetch_counts[d], cpu::Tier::Full, false);
         if (full.fn) specialised[s] = std::make_shared<const cpu::KernelEntry>(std::move(full));
       }
       everywhere = everywhere && specialised[s];
@@ -940,7 +944,8 @@ std::vector<BufferPtr> CpuBackend::launch(const std::shared_ptr<const Executable
     std::shared_ptr<const cpu::KernelEntry> full = promo ? std::atomic_load(&promo->full) : nullptr;
     // A generic kernel's full object is its concrete form's (promote()),
     // whose scalars are the generic kernel's first ones (launches_as_prefix).
-    const Kernel& launched = full && pk < exe.concrete.size() && exe.concrete[pk] ? *exe.concrete[pk] : k;
+    const Kernel* concrete = exe.concrete_of(pk);
+    const Kernel& launched = full && concrete ? *concrete : k;
     Interpreted* interp = promo && !full ? promo->interpreted.get() : nullptr;
     std::shared_ptr<const cpu::KernelEntry> quick = interp ? std::atomic_load(&interp->quick) : nullptr;
     const cpu::KernelEntry& entry = full ? *full : quick ? *quick : exe.entries[exe.first[ki]];
@@ -976,8 +981,7 @@ std::vector<BufferPtr> CpuBackend::launch(const std::shared_ptr<const Executable
       // which repays sooner (a Rows kernel of the CNN step measured 0.45 ms
       // generic at the quick tier, 0.09 generic at the full tier, 0.03-0.05
       // specialised): it comes after a third of the run time.
-      const bool generic = pk < exe.concrete.size() && exe.concrete[pk];
-      const int64_t up = generic ? tier_up_ns() / 3 : tier_up_ns();
+      const int64_t up = concrete ? tier_up_ns() / 3 : tier_up_ns();
       if (promo->run_ns.fetch_add(ns) + ns >= up && !promo->started.exchange(true))
         promote_now.push_back(pk);
     }

@@ -507,8 +507,7 @@ bool kernels_reduce_alike(const Kernel& a, const Kernel& b) {
   if (a.kind != b.kind) return false;
   if (a.kind != KernelKind::Rows) return true;
   if (kernel_reduces_columns(a) != kernel_reduces_columns(b)) return false;
-  bool lanes = false;
-  for (const KOp& o : a.ops) lanes = lanes || ((o.code == KOpCode::Reduce || o.code == KOpCode::Scan) && reduces_in_lanes(o));
+  const bool lanes = std::any_of(a.ops.begin(), a.ops.end(), [](const KOp& o) { return reduces_in_lanes(o); });
   return !lanes || (row_lanes(a) == row_lanes(b) && rows_nest_inner_loops(a) == rows_nest_inner_loops(b));
 }
 
